@@ -1,0 +1,55 @@
+"""faier: exact verification, quantification and testing of privacy mechanisms.
+
+Public modules:
+
+* ``faier.api`` (re-exported here): :func:`epsilon`, :func:`verify`, :func:`load_problem`.
+* ``faier.model``: distributions, HMMs, Markov chains, MDPs, model files.
+* ``faier.mechanisms``: writing mechanisms (:func:`program`, ``StepProgram``,
+  ``Interactive``) and the built-in library.
+* ``faier.privacy``: ε/δ budgets, neighbour relations, DP and Pufferfish specs,
+  data models with exact Bayesian conditioning.
+* ``faier.engines``: the exact engine (``faier.engines.exact``).
+* ``faier.results``: the ``Result`` every engine returns.
+"""
+
+from faier.api import epsilon, load_problem, verify
+from faier.engines.problem import Problem
+from faier.errors import FaierError, InputError
+from faier.mechanisms import (
+    Context,
+    Done,
+    Interactive,
+    Program,
+    StepProgram,
+    grid,
+    program,
+    scalars,
+)
+from faier.model.distribution import Distribution, bernoulli, truncated_geometric
+from faier.privacy.budget import Epsilon
+from faier.results import Result, Verdict
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Context",
+    "Distribution",
+    "Done",
+    "Epsilon",
+    "FaierError",
+    "InputError",
+    "Interactive",
+    "Problem",
+    "Program",
+    "Result",
+    "StepProgram",
+    "Verdict",
+    "bernoulli",
+    "epsilon",
+    "grid",
+    "load_problem",
+    "program",
+    "scalars",
+    "truncated_geometric",
+    "verify",
+]

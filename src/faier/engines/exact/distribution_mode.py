@@ -1,0 +1,60 @@
+"""Distribution mode: one exact output distribution per input, then every comparison.
+
+Each input's distribution is computed once (program states merged by the
+mechanism front end) and shared by all comparisons that use the input;
+a Pufferfish prior's distribution is the mixture over its inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+
+from faier.engines.budget import Budget
+from faier.mechanisms.program import Program, StepProgram
+from faier.privacy.specs import Comparison
+
+Table = dict[Hashable, Fraction]
+
+
+@dataclass(frozen=True)
+class ComparedOutputs:
+    """A comparison with P and Q for every output either side can produce."""
+
+    comparison: Comparison[Hashable]
+    outcomes: dict[Hashable, tuple[Fraction, Fraction]]
+
+
+def _mixture(prior: Comparison[Hashable], side: str, tables: dict[Hashable, Table]) -> Table:
+    dist = prior.left if side == "left" else prior.right
+    if len(dist) == 1:
+        return tables[dist.items[0][0]]
+    mixed: Table = {}
+    for x, weight in dist:
+        for output, p in tables[x].items():
+            mixed[output] = mixed.get(output, Fraction(0)) + weight * p
+    return mixed
+
+
+def compare_outputs(
+    mechanism: Program | StepProgram,  # type: ignore[type-arg]
+    comparisons: list[Comparison[Hashable]],
+    budget: Budget,
+) -> Iterator[ComparedOutputs]:
+    """Yield each comparison's (P, Q) per output; output tables are computed lazily once."""
+    tables: dict[Hashable, Table] = {}
+    remaining = None if budget.max_states is None else budget.max_states
+    for comparison in comparisons:
+        for dist in (comparison.left, comparison.right):
+            for x in dist.support():
+                if x not in tables:
+                    budget.check_time()
+                    tables[x] = mechanism.output_distribution(x, max_states=remaining).as_dict()
+                    budget.spend(len(tables[x]))
+        left = _mixture(comparison, "left", tables)
+        right = _mixture(comparison, "right", tables)
+        outcomes = {
+            o: (left.get(o, Fraction(0)), right.get(o, Fraction(0))) for o in {**left, **right}
+        }
+        yield ComparedOutputs(comparison, outcomes)

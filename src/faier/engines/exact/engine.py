@@ -1,0 +1,330 @@
+"""The exact engine: ε*, (ε, δ) and verdicts in exact rational arithmetic.
+
+One-shot programs go through distribution mode, HMMs and interactive
+mechanisms through sequence mode.  A verdict is *holds* only when the whole
+question was searched exhaustively, *violated* only with a witness whose two
+probabilities were recomputed from scratch, and *unknown* otherwise.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from faier.engines.budget import Budget
+from faier.engines.exact import distribution_mode, sequence_mode
+from faier.engines.exact.losses import exceeds_delta, smallest_exp_epsilon, worst_outcome
+from faier.engines.problem import Problem
+from faier.errors import BudgetExceeded, FaierError, SpecError
+from faier.mechanisms.interactive import Interactive
+from faier.model.distribution import Distribution
+from faier.model.hmm import HMM
+from faier.privacy.budget import Epsilon
+from faier.privacy.specs import Comparison, InteractiveDP
+from faier.results import HorizonRow, Loss, Result, Statistics, Verdict, Witness
+
+Outcomes = dict[tuple[str, ...], tuple[Fraction, Fraction]]
+
+
+@dataclass
+class Analysis:
+    """What one exhaustive (or interrupted) run found."""
+
+    worst: Loss | None = None
+    witness: Witness | None = None
+    horizons: list[HorizonRow] = field(default_factory=list)
+    outcomes: list[tuple[Witness, Outcomes]] = field(default_factory=list)
+    complete: bool = True
+    bounded: bool = True
+    reason: str | None = None
+    comparisons: int = 0
+    method: str = ""
+    recheck: Any = None
+
+
+def _json_input(x: Hashable) -> Any:
+    return list(x) if isinstance(x, tuple) else x
+
+
+def _side_witness(
+    comparison: Comparison[Hashable], output: tuple[str, ...], p: Fraction, q: Fraction
+) -> Witness:
+    single = (
+        comparison.kind == "inputs" and len(comparison.left) == 1 and len(comparison.right) == 1
+    )
+    return Witness(
+        left=comparison.left_name,
+        right=comparison.right_name,
+        output=output,
+        p=p,
+        q=q,
+        kind="inputs" if single else "initial",
+        left_value=_json_input(comparison.left.items[0][0]) if single else None,
+        right_value=_json_input(comparison.right.items[0][0]) if single else None,
+    )
+
+
+def _analyse_distribution(problem: Problem, budget: Budget, analysis: Analysis) -> None:
+    mechanism = problem.mechanism
+    assert not isinstance(mechanism, HMM | Interactive)
+    inputs = mechanism.inputs.values
+    comparisons = problem.privacy.comparisons(inputs)  # type: ignore[union-attr]
+    analysis.method = "exact: distribution mode (exact output distribution per input)"
+    name = mechanism.output_name
+    for compared in distribution_mode.compare_outputs(mechanism, comparisons, budget):
+        analysis.comparisons += 1
+        worst = worst_outcome((o, p, q) for o, (p, q) in compared.outcomes.items())
+        outcomes: Outcomes = {(name(o),): pq for o, pq in compared.outcomes.items()}
+        base = _side_witness(compared.comparison, (), Fraction(0), Fraction(0))
+        analysis.outcomes.append((base, outcomes))
+        if worst is not None and (analysis.worst is None or worst.loss.exceeds(analysis.worst)):
+            analysis.worst = worst.loss
+            analysis.witness = _side_witness(
+                compared.comparison, (name(worst.outcome),), worst.p, worst.q
+            )
+            analysis.recheck = (compared.comparison, worst.outcome)
+
+
+def _sequence_setup(
+    problem: Problem, budget: Budget
+) -> tuple[sequence_mode.SequenceSystem, list[sequence_mode.SequenceComparison], int, bool]:
+    mechanism = problem.mechanism
+    if isinstance(mechanism, HMM):
+        system = sequence_mode.hmm_system(mechanism)
+        comparisons = problem.privacy.comparisons(mechanism.states)  # type: ignore[union-attr]
+        seq = sequence_mode.hmm_comparisons(mechanism, comparisons)
+        if problem.horizon is None:
+            raise SpecError(
+                f"{problem.name} needs a horizon (the length of observation sequences)",
+                fix="pass --horizon K or write 'horizon: K' in the model file",
+            )
+        return system, seq, problem.horizon, True
+    assert isinstance(mechanism, Interactive) and isinstance(problem.privacy, InteractiveDP)
+    system, starts = sequence_mode.interactive_system(mechanism, max_states=budget.max_states)
+    seq = []
+    for label, index in starts.items():
+        point: Distribution[Hashable] = Distribution.point(label)
+        comparison = Comparison(point, point, label, label, "inputs")
+        seq.append(
+            sequence_mode.SequenceComparison({index: Fraction(1)}, {index: Fraction(1)}, comparison)
+        )
+    if problem.horizon is None:
+        return system, seq, mechanism.default_horizon, False
+    return system, seq, problem.horizon, True
+
+
+def _analyse_sequences(
+    problem: Problem, budget: Budget, analysis: Analysis, *, collect_leaves: bool
+) -> None:
+    system, comparisons, horizon, bounded = _sequence_setup(problem, budget)
+    analysis.bounded = bounded
+    analysis.comparisons = len(comparisons)
+    analysis.method = f"exact: exhaustive sequence search up to horizon {horizon}"
+    state = sequence_mode.SearchState(horizon, [None] * (horizon + 1))
+    try:
+        sequence_mode.search(
+            system, comparisons, horizon, budget, state, collect_leaves=collect_leaves
+        )
+    finally:
+        for k, record in enumerate(sequence_mode.cumulative(state), start=1):
+            if record is None:
+                continue
+            witness = sequence_mode.sequence_witness(
+                system, comparisons[record.comparison], record.path, record.p, record.q
+            )
+            analysis.horizons.append(HorizonRow(k, record.loss, witness))
+        if analysis.horizons:
+            top = analysis.horizons[-1]
+            analysis.worst, analysis.witness = top.loss, top.witness
+            record = next(r for r in reversed(sequence_mode.cumulative(state)) if r is not None)
+            analysis.recheck = (system, comparisons[record.comparison], record.path)
+        for index, leaves in state.leaves.items():
+            base = sequence_mode.sequence_witness(
+                system, comparisons[index], (), Fraction(0), Fraction(0)
+            )
+            named: Outcomes = {
+                tuple(system.symbols[s].observation for s in path): pq
+                for path, pq in leaves.items()
+            }
+            analysis.outcomes.append((base, named))
+
+
+def _analyse(problem: Problem, budget: Budget, *, collect_outcomes: bool) -> Analysis:
+    analysis = Analysis()
+    try:
+        if problem.is_sequential:
+            _analyse_sequences(problem, budget, analysis, collect_leaves=collect_outcomes)
+        else:
+            _analyse_distribution(problem, budget, analysis)
+    except BudgetExceeded as stop:
+        analysis.complete = False
+        analysis.reason = stop.reason
+    return analysis
+
+
+def _recheck(problem: Problem, analysis: Analysis) -> None:
+    """Recompute the witness probabilities from scratch; disagreement is a bug."""
+    if analysis.witness is None or analysis.recheck is None:
+        return
+    if problem.is_sequential:
+        system, comparison, path = analysis.recheck
+        p, q = sequence_mode.recompute(system, comparison, path)
+    else:
+        comparison, outcome = analysis.recheck
+        mechanism = problem.mechanism
+        assert not isinstance(mechanism, HMM | Interactive)
+        p = q = Fraction(0)
+        for x, w in comparison.left:
+            p += w * mechanism.output_distribution(x).prob(outcome)
+        for x, w in comparison.right:
+            q += w * mechanism.output_distribution(x).prob(outcome)
+    if (p, q) != (analysis.witness.p, analysis.witness.q):
+        raise FaierError(
+            f"internal error: witness probabilities {analysis.witness.p}, {analysis.witness.q} "
+            f"did not recompute ({p}, {q})"
+        )
+
+
+def _describe(problem: Problem) -> str:
+    text = problem.privacy.describe()
+    if problem.horizon is not None and problem.is_sequential:
+        text += f", horizon {problem.horizon}"
+    return text
+
+
+def epsilon(
+    problem: Problem, *, delta: Fraction | None = None, budget: Budget | None = None
+) -> Result:
+    """The exact ε* (or, with δ, the least ε with δ(ε) ≤ δ) and its witness."""
+    budget = budget or Budget()
+    started = time.perf_counter()
+    analysis = _analyse(problem, budget, collect_outcomes=delta is not None)
+    _recheck(problem, analysis)
+    epsilon_star = analysis.worst
+    witness = analysis.witness
+    if delta is not None and analysis.complete:
+        epsilon_star, witness = _epsilon_for_delta(analysis, delta)
+    stats = Statistics(time.perf_counter() - started, analysis.comparisons, budget.explored)
+    reason = analysis.reason
+    known = analysis.complete and analysis.bounded
+    if analysis.complete and not analysis.bounded:
+        reason = (
+            f"ε*(k) computed exactly for k ≤ {len(analysis.horizons) or 0}; unknown beyond "
+            "(give --horizon K to ask about K queries)"
+        )
+    return Result(
+        target=problem.name,
+        privacy=_describe(problem),
+        method=analysis.method,
+        delta=delta,
+        epsilon_star=epsilon_star if known else None,
+        lower_bound=None if known else epsilon_star,
+        witness=witness,
+        horizons=tuple(analysis.horizons),
+        reason=None if known else reason,
+        statistics=stats,
+    )
+
+
+def _epsilon_for_delta(analysis: Analysis, delta: Fraction) -> tuple[Loss, Witness | None]:
+    best: Loss | None = None
+    witness: Witness | None = None
+    for base, outcomes in analysis.outcomes:
+        loss = smallest_exp_epsilon(outcomes, delta)
+        if best is None or loss.exceeds(best):
+            best = loss
+            event = [
+                o
+                for o, (p, q) in outcomes.items()
+                if p > 0 and (q == 0 or (loss.ratio is not None and p / q > loss.ratio))
+            ]
+            p = sum((outcomes[o][0] for o in event), Fraction(0))
+            q = sum((outcomes[o][1] for o in event), Fraction(0))
+            witness = Witness(
+                base.left,
+                base.right,
+                tuple(" ".join(o) for o in event),
+                p,
+                q,
+                base.kind,
+                base.left_value,
+                base.right_value,
+            )
+    return best or Loss(Fraction(1)), witness
+
+
+def verify(
+    problem: Problem, eps: Epsilon, *, delta: Fraction | None = None, budget: Budget | None = None
+) -> Result:
+    """Decide ε-privacy (or (ε, δ)-privacy) exactly."""
+    budget = budget or Budget()
+    started = time.perf_counter()
+    analysis = _analyse(problem, budget, collect_outcomes=delta is not None)
+    _recheck(problem, analysis)
+    witness = analysis.witness
+    delta_star: Fraction | None = None
+    if delta is None:
+        violated = analysis.worst is not None and eps.exceeded_by(analysis.worst.ratio)
+    else:
+        violated = False
+        worst_delta: Fraction | None = None
+        for base, outcomes in analysis.outcomes:
+            exceeded, value = exceeds_delta(outcomes, eps, delta)
+            if value is not None and (worst_delta is None or value > worst_delta):
+                worst_delta = value
+            if exceeded and not violated:
+                violated = True
+                witness = _delta_witness(base, outcomes, eps)
+        delta_star = worst_delta if analysis.complete else None
+    if violated and delta is None and analysis.horizons:
+        first = next(h for h in analysis.horizons if eps.exceeded_by(h.loss.ratio))
+        witness = first.witness
+    if violated:
+        verdict, reason = Verdict.VIOLATED, None
+    elif analysis.complete and analysis.bounded:
+        verdict, reason = Verdict.HOLDS, None
+    elif analysis.complete:
+        verdict = Verdict.UNKNOWN
+        reason = (
+            f"holds for every horizon k ≤ {len(analysis.horizons)}; unknown beyond "
+            "(give --horizon K to ask about K queries)"
+        )
+    else:
+        verdict, reason = Verdict.UNKNOWN, analysis.reason
+    known = analysis.complete and analysis.bounded
+    return Result(
+        target=problem.name,
+        privacy=_describe(problem),
+        method=analysis.method,
+        verdict=verdict,
+        epsilon=str(eps),
+        delta=delta,
+        epsilon_star=analysis.worst if known and delta is None else None,
+        lower_bound=analysis.worst if not known and delta is None else None,
+        witness=witness if verdict is Verdict.VIOLATED or delta is None else None,
+        horizons=tuple(analysis.horizons),
+        delta_star=delta_star,
+        reason=reason,
+        statistics=Statistics(time.perf_counter() - started, analysis.comparisons, budget.explored),
+    )
+
+
+def _delta_witness(base: Witness, outcomes: Outcomes, eps: Epsilon) -> Witness:
+    event = [
+        o for o, (p, q) in outcomes.items() if p > 0 and eps.exceeded_by(None if q == 0 else p / q)
+    ]
+    p = sum((outcomes[o][0] for o in event), Fraction(0))
+    q = sum((outcomes[o][1] for o in event), Fraction(0))
+    return Witness(
+        base.left,
+        base.right,
+        tuple(" ".join(o) for o in event),
+        p,
+        q,
+        base.kind,
+        base.left_value,
+        base.right_value,
+    )

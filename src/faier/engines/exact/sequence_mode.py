@@ -1,0 +1,260 @@
+"""Sequence mode: observation sequences of HMMs and interactive mechanisms.
+
+Both are reduced to a :class:`SequenceSystem`: for every step symbol a
+sparse matrix per side, so that the forward vectors of a prefix are
+``a = a0·L[s1]···L[sk]`` and ``b = b0·R[s1]···R[sk]`` and the prefix has
+probability sum(a) under π and sum(b) under τ.  For an HMM both sides share
+M_ω = diag(o(·, ω))·P.  For an interactive mechanism a symbol is an answer
+pair (x, x') with an observation, and the two sides read x and x'.
+
+This is the simple, exhaustive engine: depth-first over all symbol
+sequences up to the horizon, skipping prefixes impossible under π.
+ε*(k) is the largest loss over sequences of length ≤ k; because the rows of
+Σ_ω M_ω are stochastic, a prefix never has a larger loss than its best
+extension, so this equals the maximum over complete runs of length k.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from faier.engines.budget import Budget
+from faier.errors import SpecError
+from faier.mechanisms.interactive import Interactive
+from faier.model.hmm import HMM
+from faier.privacy.specs import Comparison, show_input
+from faier.results import Loss, Witness, loss_of
+
+Rows = tuple[tuple[tuple[int, Fraction], ...], ...]
+SparseVector = dict[int, Fraction]
+
+
+@dataclass(frozen=True)
+class StepSymbol:
+    """One step of a transcript: the observation, and the answer pair if interactive."""
+
+    observation: str
+    answers: tuple[Hashable, Hashable] | None = None
+
+
+@dataclass(frozen=True)
+class SequenceSystem:
+    """Per-symbol transition matrices for the π side (left) and τ side (right)."""
+
+    size: int
+    symbols: tuple[StepSymbol, ...]
+    left: tuple[Rows, ...]
+    right: tuple[Rows, ...]
+    halted: int | None = None
+
+
+@dataclass(frozen=True)
+class SequenceComparison:
+    """Initial vectors of both sides, with the names shown in a witness."""
+
+    a0: SparseVector
+    b0: SparseVector
+    comparison: Comparison[Hashable]
+
+
+def hmm_system(hmm: HMM) -> SequenceSystem:
+    """M_ω[s][t] = o(s, ω)·p(s, t) for each observation ω."""
+    if hmm.is_parametric:
+        raise SpecError(
+            "the model still has unknown parameters",
+            fix="fix them with --set NAME=VALUE (the SMT engine handles unknown parameters)",
+        )
+    n = len(hmm.states)
+    matrices: list[Rows] = []
+    for w in range(len(hmm.observations)):
+        rows = []
+        for s in range(n):
+            o = hmm.emission[s][w]
+            rows.append(
+                tuple((t, o * hmm.transition[s][t]) for t in range(n) if o and hmm.transition[s][t])
+            )
+        matrices.append(tuple(rows))
+    symbols = tuple(StepSymbol(name) for name in hmm.observations)
+    return SequenceSystem(n, symbols, tuple(matrices), tuple(matrices))
+
+
+def hmm_comparisons(
+    hmm: HMM, comparisons: Sequence[Comparison[Hashable]]
+) -> list[SequenceComparison]:
+    """Initial distributions over state names as sparse vectors."""
+    out = []
+    for comparison in comparisons:
+        vectors = []
+        for dist in (comparison.left, comparison.right):
+            vectors.append({hmm.state_index(str(s)): p for s, p in dist})
+        out.append(SequenceComparison(vectors[0], vectors[1], comparison))
+    return out
+
+
+def interactive_system(
+    mechanism: Interactive, *, max_states: int | None = None
+) -> tuple[SequenceSystem, dict[str, int]]:
+    """Answer-pair symbols over the explored automaton; also the start state indices."""
+    automaton = mechanism.automaton(max_states=max_states)
+    n = len(automaton.states)
+    letter_index = {x: i for i, x in enumerate(automaton.letters)}
+    symbols: list[StepSymbol] = []
+    left: list[Rows] = []
+    right: list[Rows] = []
+
+    matrices: dict[tuple[int, int], Rows] = {}
+
+    def rows_for(letter: int, obs: int) -> Rows:
+        if (letter, obs) not in matrices:
+            matrices[(letter, obs)] = tuple(
+                tuple((t, p) for o, t, p in automaton.moves[s][letter] if o == obs)
+                for s in range(n)
+            )
+        return matrices[(letter, obs)]
+
+    for x, y in mechanism.letter_pairs():
+        for obs in range(1, len(automaton.observations)):
+            symbols.append(StepSymbol(automaton.observations[obs], (x, y)))
+            left.append(rows_for(letter_index[x], obs))
+            right.append(rows_for(letter_index[y], obs))
+    end_rows = rows_for(0, 0)
+    symbols.append(StepSymbol(automaton.observations[0]))
+    left.append(end_rows)
+    right.append(end_rows)
+    system = SequenceSystem(n, tuple(symbols), tuple(left), tuple(right), automaton.halted)
+    return system, dict(automaton.starts)
+
+
+def _times(vector: SparseVector, rows: Rows) -> SparseVector:
+    out: SparseVector = {}
+    for s, x in vector.items():
+        for t, p in rows[s]:
+            out[t] = out.get(t, Fraction(0)) + x * p
+    return out
+
+
+def _cached_times(
+    cache: dict[int, tuple[SparseVector, Fraction]], vector: SparseVector, rows: Rows, side: int
+) -> tuple[SparseVector, Fraction]:
+    """vector·rows and its mass; symbols sharing a matrix (same answer) share the product."""
+    key = 2 * id(rows) + side
+    hit = cache.get(key)
+    if hit is None:
+        product = _times(vector, rows)
+        hit = (product, sum(product.values(), Fraction(0)))
+        cache[key] = hit
+    return hit
+
+
+@dataclass
+class DepthRecord:
+    """Largest loss found among prefixes of one length."""
+
+    loss: Loss
+    p: Fraction
+    q: Fraction
+    comparison: int
+    path: tuple[int, ...]
+
+
+@dataclass
+class SearchState:
+    """Best loss per depth (and, for δ, every complete run), filled during search."""
+
+    horizon: int
+    best: list[DepthRecord | None]
+    leaves: dict[int, dict[tuple[int, ...], tuple[Fraction, Fraction]]] = field(
+        default_factory=dict
+    )
+
+
+def search(
+    system: SequenceSystem,
+    comparisons: Sequence[SequenceComparison],
+    horizon: int,
+    budget: Budget,
+    state: SearchState,
+    *,
+    collect_leaves: bool = False,
+) -> None:
+    """Exhaustive depth-first search; fills ``state`` as it goes (usable after a timeout)."""
+    halted = system.halted
+    for index, comparison in enumerate(comparisons):
+        leaves: dict[tuple[int, ...], tuple[Fraction, Fraction]] = {}
+        if collect_leaves:
+            state.leaves[index] = leaves
+        stack: list[tuple[tuple[int, ...], SparseVector, SparseVector]] = [
+            ((), comparison.a0, comparison.b0)
+        ]
+        while stack:
+            path, a, b = stack.pop()
+            budget.spend()
+            depth = len(path) + 1
+            products: dict[int, tuple[SparseVector, Fraction]] = {}
+            for sym in range(len(system.symbols)):
+                a2, pa = _cached_times(products, a, system.left[sym], 0)
+                if pa == 0:
+                    continue
+                b2, pb = _cached_times(products, b, system.right[sym], 1)
+                loss = loss_of(pa, pb)
+                record = state.best[depth]
+                new_path = (*path, sym)
+                if record is None or loss.exceeds(record.loss):
+                    state.best[depth] = DepthRecord(loss, pa, pb, index, new_path)
+                finished = halted is not None and set(a2) <= {halted} and set(b2) <= {halted}
+                if depth < horizon and not finished:
+                    stack.append((new_path, a2, b2))
+                elif collect_leaves:
+                    leaves[new_path] = (pa, pb)
+
+
+def cumulative(state: SearchState) -> list[DepthRecord | None]:
+    """ε*(k) records: the best over all prefix lengths ≤ k, for k = 1..horizon."""
+    out: list[DepthRecord | None] = []
+    running: DepthRecord | None = None
+    for k in range(1, state.horizon + 1):
+        record = state.best[k]
+        if record is not None and (running is None or record.loss.exceeds(running.loss)):
+            running = record
+        out.append(running)
+    return out
+
+
+def sequence_witness(
+    system: SequenceSystem,
+    comparison: SequenceComparison,
+    path: Sequence[int],
+    p: Fraction,
+    q: Fraction,
+) -> Witness:
+    """A witness naming both sides, the answer streams (if any) and the observations."""
+    symbols = [system.symbols[s] for s in path]
+    outputs = tuple(s.observation for s in symbols)
+    comp = comparison.comparison
+    answered = [s.answers for s in symbols if s.answers is not None]
+    if answered:
+        left_answers = [x for x, _ in answered]
+        right_answers = [y for _, y in answered]
+        return Witness(
+            left=f"{comp.left_name}, answers {show_input(tuple(left_answers))}",
+            right=f"{comp.right_name}, answers {show_input(tuple(right_answers))}",
+            output=outputs,
+            p=p,
+            q=q,
+            kind="inputs",
+            left_value=left_answers,
+            right_value=right_answers,
+        )
+    return Witness(comp.left_name, comp.right_name, outputs, p, q, comp.kind)
+
+
+def recompute(
+    system: SequenceSystem, comparison: SequenceComparison, path: Sequence[int]
+) -> tuple[Fraction, Fraction]:
+    """Both probabilities of a transcript, recomputed from scratch (witness check)."""
+    a, b = dict(comparison.a0), dict(comparison.b0)
+    for sym in path:
+        a, b = _times(a, system.left[sym]), _times(b, system.right[sym])
+    return sum(a.values(), Fraction(0)), sum(b.values(), Fraction(0))

@@ -1,0 +1,53 @@
+"""One exception root for faier, and the few kinds a user can act on.
+
+Every error that comes from what a user wrote (a model file, a mechanism file,
+an ε, a CLI option) is an :class:`InputError`: it names *where* the problem is
+and *how to fix it*, and the CLI turns it into one message and exit code 2.
+"""
+
+from __future__ import annotations
+
+
+class FaierError(Exception):
+    """Root of every error faier raises on purpose."""
+
+
+class InputError(FaierError):
+    """Bad input from the user: names the place and the fix."""
+
+    def __init__(self, message: str, *, where: str | None = None, fix: str | None = None) -> None:
+        self.message = message
+        self.where = where
+        self.fix = fix
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        text = f"{self.where}: {self.message}" if self.where else self.message
+        if self.fix:
+            text += f" ({self.fix})"
+        return text
+
+    def located(self, where: str) -> InputError:
+        """The same error, prefixed with an outer location (e.g. the file name)."""
+        inner = f"{where}: {self.where}" if self.where else where
+        return type(self)(self.message, where=inner, fix=self.fix)
+
+
+class ModelError(InputError):
+    """A model (HMM, Markov chain, MDP, model file) is malformed."""
+
+
+class SpecError(InputError):
+    """A privacy specification, ε, δ, neighbour relation or parameter is malformed."""
+
+
+class MechanismError(InputError):
+    """A mechanism definition is missing, malformed, or raised while running."""
+
+
+class BudgetExceeded(FaierError):
+    """A time or state budget ran out; engines turn this into an 'unknown' verdict."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)

@@ -1,0 +1,122 @@
+"""Privacy scenarios of the seeds' case studies: DP, and Pufferfish priors.
+
+The ``*-paper`` scenarios take the seeds' hand-derived distributions verbatim
+(conditioning on "count ≥ 1" for "John has the disease"); the others derive
+the priors by exact Bayesian conditioning on the secret itself.  See
+docs/DISCREPANCIES.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from fractions import Fraction
+
+from faier.errors import SpecError
+from faier.model.distribution import Distribution
+from faier.privacy.datamodel import (
+    Attribute,
+    Contagious,
+    DataModel,
+    Dataset,
+    Independent,
+    Secret,
+    pufferfish_from_data,
+)
+from faier.privacy.specs import Comparison, Pufferfish
+
+JOHN = "John"
+
+
+def _binomial_two(p: Fraction) -> dict[Hashable, Fraction]:
+    return {0: (1 - p) ** 2, 1: 2 * p * (1 - p), 2: p**2}
+
+
+def _check_probability(name: str, p: Fraction) -> None:
+    if not 0 < p < 1:
+        raise SpecError(
+            f"{name} = {p} must lie strictly between 0 and 1", where=f"--set {name}={p}"
+        )
+
+
+def disease_count(m: int, p: Fraction, contagious: bool) -> Pufferfish:
+    """John and m−1 others; does John have the disease?  The count is released."""
+    _check_probability("p", p)
+    prior = Contagious(p) if contagious else Independent(p)
+    records = (JOHN, *(f"person {i}" for i in range(2, m + 1)))
+    model = DataModel(records, (Attribute("disease", prior),))
+    kind = "contagious (shared by all)" if contagious else "independent"
+    return pufferfish_from_data(
+        model,
+        ((Secret(JOHN, "disease", True), Secret(JOHN, "disease", False)),),
+        lambda d: model.counts(d)[0],
+        f"Pufferfish, {kind} disease, p = {p}, secret: does John have it",
+    )
+
+
+def disease_count_paper(p: Fraction) -> Pufferfish:
+    """Seed Ex. 4.5 / conf. Ex. 4 verbatim: prior (1−p)², 2p(1−p), p² vs. count ≥ 1."""
+    _check_probability("p", p)
+    prior = _binomial_two(p)
+    at_least_one: dict[Hashable, Fraction] = {
+        1: prior[1] / (prior[1] + prior[2]),
+        2: prior[2] / (prior[1] + prior[2]),
+    }
+    left: Distribution[Hashable] = Distribution.of(at_least_one)
+    right: Distribution[Hashable] = Distribution.of(prior)
+    comparison: Comparison[Hashable] = Comparison(
+        left,
+        right,
+        "John has it (paper: count ≥ 1)",
+        "without John's record (paper: prior)",
+        "initial",
+    )
+    return Pufferfish((comparison,), f"Pufferfish as in the seeds' Ex. 4.5 (verbatim), p = {p}")
+
+
+def three_diseases(pa: Fraction, pb: Fraction, pc: Fraction, contagious_a: bool) -> Pufferfish:
+    """Seed Ex. 6.2 (independent) / 6.3 (A contagious): John and one other person."""
+    for name, p in (("pA", pa), ("pB", pb), ("pC", pc)):
+        _check_probability(name, p)
+    a_prior = Contagious(pa) if contagious_a else Independent(pa)
+    model = DataModel(
+        (JOHN, "family member"),
+        (Attribute("A", a_prior), Attribute("B", Independent(pb)), Attribute("C", Independent(pc))),
+    )
+    kind = "A contagious in the family" if contagious_a else "independent diseases"
+
+    def counts(d: Dataset) -> Hashable:
+        return model.counts(d)
+
+    return pufferfish_from_data(
+        model,
+        ((Secret(JOHN, "A", True), Secret(JOHN, "A", False)),),
+        counts,
+        f"Pufferfish, {kind}, pA = {pa}, pB = {pb}, pC = {pc}, secret: does John have A",
+    )
+
+
+def three_diseases_paper(pa: Fraction, pb: Fraction, pc: Fraction) -> Pufferfish:
+    """Seed Ex. 6.2 verbatim: fA conditioned on ≥ 1 (has A) and on ≤ 1 (has not)."""
+    for name, p in (("pA", pa), ("pB", pb), ("pC", pc)):
+        _check_probability(name, p)
+    fa = _binomial_two(pa)
+    has: dict[Hashable, Fraction] = {1: fa[1] / (fa[1] + fa[2]), 2: fa[2] / (fa[1] + fa[2])}
+    has_not: dict[Hashable, Fraction] = {0: fa[0] / (fa[0] + fa[1]), 1: fa[1] / (fa[0] + fa[1])}
+    fb, fc = _binomial_two(pb), _binomial_two(pc)
+
+    def joint(first: dict[Hashable, Fraction]) -> Distribution[Hashable]:
+        return Distribution.of(
+            {(a, b, c): first[a] * fb[b] * fc[c] for a in first for b in fb for c in fc}
+        )
+
+    comparison: Comparison[Hashable] = Comparison(
+        joint(has),
+        joint(has_not),
+        "John has A (paper: fA ≥ 1)",
+        "John has not A (paper: fA ≤ 1)",
+        "initial",
+    )
+    return Pufferfish(
+        (comparison,),
+        f"Pufferfish as in the seeds' Ex. 6.2 (verbatim), pA = {pa}, pB = {pb}, pC = {pc}",
+    )

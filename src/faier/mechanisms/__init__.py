@@ -1,0 +1,56 @@
+"""How users write mechanisms: one definition, exact enumeration and sampling.
+
+* :func:`program` turns ``body(x, ctx)`` into a one-shot :class:`Program`.
+* :class:`StepProgram` merges equal program states (polynomial Noisy Max).
+* :class:`Interactive` reads adversary-chosen query answers step by step.
+* ``faier.mechanisms.library`` holds the built-in mechanisms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable
+from typing import Any
+
+from faier.mechanisms.handlers import Context, SamplingContext, distribution_of, enumerate_paths
+from faier.mechanisms.inputs import InputSpace, grid, scalars
+from faier.mechanisms.interactive import END, HALTED, Interactive
+from faier.mechanisms.program import Done, Program, StepProgram
+
+
+def program(
+    *,
+    inputs: InputSpace | Iterable[Hashable],
+    name: str | None = None,
+    output_name: Callable[[Any], str] = str,
+) -> Callable[[Callable[[Any, Context], Any]], Program[Any]]:
+    """Decorator: ``@program(inputs=grid(2, 2))`` over ``def mech(x, ctx): ...``."""
+    space = inputs if isinstance(inputs, InputSpace) else InputSpace(tuple(inputs), "given inputs")
+
+    def wrap(body: Callable[[Any, Context], Any]) -> Program[Any]:
+        return Program(
+            name=name or body.__name__,
+            body=body,
+            inputs=space,
+            doc=(body.__doc__ or "").strip(),
+            output_name=output_name,
+        )
+
+    return wrap
+
+
+__all__ = [
+    "END",
+    "HALTED",
+    "Context",
+    "Done",
+    "InputSpace",
+    "Interactive",
+    "Program",
+    "SamplingContext",
+    "StepProgram",
+    "distribution_of",
+    "enumerate_paths",
+    "grid",
+    "program",
+    "scalars",
+]

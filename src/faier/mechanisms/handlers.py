@@ -1,0 +1,98 @@
+"""Interpreters for ``draw``: one mechanism definition, several meanings.
+
+A mechanism body receives a context and calls ``ctx.draw(distribution)``.
+:func:`enumerate_paths` runs the body once per combination of choices and
+returns exact path probabilities; :class:`SamplingContext` draws at random.
+Bodies must be deterministic apart from their draws.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Protocol, TypeVar
+
+import numpy as np
+
+from faier.errors import BudgetExceeded
+from faier.model.distribution import Distribution
+
+T = TypeVar("T", bound=Hashable)
+R = TypeVar("R")
+
+
+class Context(Protocol):
+    """What a mechanism body may do besides computing: draw from a distribution."""
+
+    def draw(self, dist: Distribution[T]) -> T:
+        """One random choice."""
+        ...
+
+
+@dataclass
+class _Replay:
+    """Replays a prefix of choice indices and extends it with first choices."""
+
+    prefix: list[int]
+    branching: list[int] = field(default_factory=list)
+    probability: Fraction = Fraction(1)
+    position: int = 0
+
+    def draw(self, dist: Distribution[T]) -> T:
+        if not isinstance(dist, Distribution):
+            raise TypeError(f"draw() needs a faier Distribution, got {type(dist).__name__}")
+        if self.position >= len(self.prefix):
+            self.prefix.append(0)
+        index = self.prefix[self.position]
+        self.branching.append(len(dist.items))
+        outcome, p = dist.items[index]
+        self.probability *= p
+        self.position += 1
+        return outcome
+
+
+def enumerate_paths(
+    body: Callable[[Context], R], *, max_paths: int | None = None
+) -> Iterator[tuple[R, Fraction]]:
+    """Every execution of ``body`` with its exact probability (depth-first)."""
+    prefix: list[int] = []
+    count = 0
+    while True:
+        ctx = _Replay(prefix=prefix)
+        result = body(ctx)
+        yield result, ctx.probability
+        count += 1
+        if max_paths is not None and count >= max_paths:
+            raise BudgetExceeded(f"more than {max_paths} execution paths")
+        # Backtrack: bump the deepest choice that still has an untried outcome.
+        depth = ctx.position
+        del prefix[depth:]
+        while prefix and prefix[-1] + 1 >= ctx.branching[len(prefix) - 1]:
+            prefix.pop()
+        if not prefix:
+            return
+        prefix[-1] += 1
+
+
+def distribution_of(
+    body: Callable[[Context], T], *, max_paths: int | None = None
+) -> Distribution[T]:
+    """The exact output distribution of a body, by path enumeration."""
+    return Distribution.from_pairs(enumerate_paths(body, max_paths=max_paths))
+
+
+class SamplingContext:
+    """Draws at random with a numpy generator (floats: for testing, never for proofs)."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def draw(self, dist: Distribution[T]) -> T:
+        u = self.rng.random()
+        acc = 0.0
+        for outcome, p in dist.items:
+            acc += float(p)
+            if u < acc:
+                return outcome
+        return dist.items[-1][0]

@@ -1,0 +1,1 @@
+"""The built-in mechanisms, each written once in faier's front end."""

@@ -1,0 +1,73 @@
+"""Load a mechanism written by a user in a Python file.
+
+The file defines, at module level, a mechanism (``Program``, ``StepProgram``,
+``Interactive``), usually through the :func:`faier.program` decorator, or a
+complete ``Problem``.  Exactly one is expected unless a name is given.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+from faier.errors import MechanismError
+from faier.mechanisms.interactive import Interactive
+from faier.mechanisms.program import Program, StepProgram
+
+MECHANISM_TYPES = (Program, StepProgram, Interactive)
+
+
+def load_module(path: Path) -> Any:
+    """Execute the file as a fresh module; its crash becomes a MechanismError."""
+    if not path.is_file():
+        raise MechanismError("file not found", where=str(path), fix="check the path")
+    spec = importlib.util.spec_from_file_location(f"faier_user_{abs(hash(str(path)))}", path)
+    if spec is None or spec.loader is None:
+        raise MechanismError("cannot be imported as a Python module", where=str(path))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        frames = traceback.extract_tb(exc.__traceback__)
+        line = next((f.lineno for f in reversed(frames) if f.filename == str(path)), None)
+        place = f"{path}:{line}" if line else str(path)
+        raise MechanismError(
+            f"raised {type(exc).__name__} while loading: {exc}",
+            where=place,
+            fix="fix the error in the file",
+        ) from exc
+    finally:
+        sys.modules.pop(spec.name, None)
+    return module
+
+
+def find_definitions(module: Any, kinds: tuple[type, ...]) -> dict[str, Any]:
+    """Module-level objects of the given kinds, by name (imports from faier excluded)."""
+    return {
+        name: value
+        for name, value in vars(module).items()
+        if not name.startswith("_") and isinstance(value, kinds)
+    }
+
+
+def pick(found: dict[str, Any], path: Path, name: str | None, what: str) -> Any:
+    """The one definition asked for, or the only one there is."""
+    if name is not None:
+        if name not in found:
+            raise MechanismError(
+                f"no {what} named {name!r}",
+                where=str(path),
+                fix=f"defined: {', '.join(found) or 'none'}",
+            )
+        return found[name]
+    if len(found) == 1:
+        return next(iter(found.values()))
+    raise MechanismError(
+        f"defines {len(found)} {what}s ({', '.join(found)})",
+        where=str(path),
+        fix="choose one with --name NAME",
+    )

@@ -1,0 +1,1 @@
+"""Models: exact distributions, HMMs, labelled Markov chains and MDPs, model files."""

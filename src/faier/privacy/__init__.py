@@ -1,0 +1,1 @@
+"""Privacy notions as values: budgets, neighbour relations, DP and Pufferfish specs."""

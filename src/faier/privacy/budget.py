@@ -1,0 +1,114 @@
+"""Privacy budgets ε and δ as exact values.
+
+``ln(2)``, ``4*ln(2)``, ``ln(24/7)`` keep e^ε rational (2, 16, 24/7) so a
+loss ratio is compared with e^ε in exact rational arithmetic, boundary cases
+included.  Decimal budgets such as ``1.372`` make e^ε transcendental; a
+rational ratio then never equals it (Lindemann), so comparing with enough
+digits of precision decides exactly.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+import sympy
+
+from faier.errors import SpecError
+from faier.model.probability import parse_number
+
+_ALLOWED = re.compile(r"^[\s0-9.+\-*/()eE]*$")
+_PRECISION_STEPS = (30, 60, 120, 240, 480)
+
+
+def _rational(value: Fraction) -> sympy.Rational:
+    return sympy.Rational(value.numerator, value.denominator)
+
+
+@dataclass(frozen=True)
+class Epsilon:
+    """A non-negative ε; ``exp_ratio`` is e^ε when that is rational."""
+
+    text: str
+    expr: sympy.Expr
+    exp_ratio: Fraction | None
+
+    @classmethod
+    def parse(cls, text: str | float | int | Fraction) -> Epsilon:
+        """Read ``ln(2)``, ``4*ln(2)``, ``ln(24/7)``, ``log(3)``, ``1.372``."""
+        raw = str(text).strip()
+        if isinstance(text, Fraction | int | float):
+            raw = str(text)
+        probe = re.sub(r"\b(ln|log|exp)\b", "", raw)
+        if not raw or not _ALLOWED.match(probe):
+            raise SpecError(
+                f"cannot read ε = {raw!r}",
+                fix="write a number like 1.372 or a log form like ln(2), 4*ln(2), ln(24/7)",
+            )
+        try:
+            expr = sympy.sympify(
+                raw,
+                locals={"ln": sympy.log, "log": sympy.log, "exp": sympy.exp, "e": sympy.E},
+                rational=True,
+            )
+        except (sympy.SympifyError, SyntaxError, TypeError, ValueError) as exc:
+            raise SpecError(f"cannot read ε = {raw!r}", fix="write e.g. 1.372 or 4*ln(2)") from exc
+        if not isinstance(expr, sympy.Expr) or expr.free_symbols or not expr.is_real:
+            raise SpecError(f"ε = {raw!r} is not a real number", fix="write e.g. ln(2)")
+        if expr.is_negative:
+            raise SpecError(f"ε = {raw!r} is negative", fix="ε must be at least 0")
+        exp_value = sympy.simplify(sympy.exp(expr))
+        exp_ratio = Fraction(int(exp_value.p), int(exp_value.q)) if exp_value.is_Rational else None
+        return cls(raw, expr, exp_ratio)
+
+    @classmethod
+    def from_ratio(cls, ratio: Fraction) -> Epsilon:
+        """ε = ln(ratio) for a rational ratio ≥ 1."""
+        return cls(f"ln({ratio})", sympy.log(_rational(ratio)), ratio)
+
+    @property
+    def value(self) -> float:
+        """ε as a float, for display only."""
+        return float(self.expr)
+
+    def compare_ratio(self, ratio: Fraction | None) -> int:
+        """Sign of ratio − e^ε, decided exactly (None is an infinite ratio)."""
+        if ratio is None:
+            return 1
+        if self.exp_ratio is not None:
+            return (ratio > self.exp_ratio) - (ratio < self.exp_ratio)
+        difference = _rational(ratio) - sympy.exp(self.expr)
+        for digits in _PRECISION_STEPS:
+            try:
+                approx = difference.evalf(digits, strict=True)
+            except sympy.core.evalf.PrecisionExhausted:
+                continue
+            if approx != 0:
+                return 1 if approx > 0 else -1
+        raise SpecError(f"cannot separate the ratio {ratio} from e^{self.text} numerically")
+
+    def exceeded_by(self, ratio: Fraction | None) -> bool:
+        """True iff ratio > e^ε: the comparison violates ε-privacy."""
+        return self.compare_ratio(ratio) > 0
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def parse_delta(text: str | float | Fraction) -> Fraction:
+    """δ as an exact rational in [0, 1]."""
+    try:
+        value = parse_number(text)[0]
+    except ValueError as exc:
+        raise SpecError(
+            f"cannot read δ = {text!r}", fix="write a number like 0.01 or 1/100"
+        ) from exc
+    if not 0 <= value <= 1:
+        raise SpecError(f"δ = {text} is not in [0, 1]", fix="δ is a probability")
+    return value
+
+
+def exp_epsilon_symbolic(eps: Epsilon) -> sympy.Expr:
+    """e^ε as a sympy number (rational when possible)."""
+    return _rational(eps.exp_ratio) if eps.exp_ratio is not None else sympy.exp(eps.expr)

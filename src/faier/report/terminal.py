@@ -1,0 +1,71 @@
+"""Readable terminal output for results, with the witness in the mechanism's terms."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from faier.results import Result, Verdict, Witness
+
+VERDICT_STYLE = {
+    Verdict.HOLDS: "bold green",
+    Verdict.VIOLATED: "bold red",
+    Verdict.UNKNOWN: "bold yellow",
+}
+
+
+def witness_lines(witness: Witness) -> list[str]:
+    """Both sides, the output, and both probabilities as exact fractions."""
+    label = "inputs" if witness.kind == "inputs" else "priors"
+    ratio = "∞" if witness.q == 0 else str(witness.p / witness.q)
+    return [
+        f"{label}: {witness.left}  vs  {witness.right}",
+        f"output: {witness.show_output()}",
+        f"Pr[output | {witness.left}] = {witness.p}",
+        f"Pr[output | {witness.right}] = {witness.q}",
+        f"ratio = {ratio}",
+    ]
+
+
+def render(result: Result, console: Console) -> None:
+    """Print one result as a small two-column table, then per-horizon figures."""
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("target", Text(result.target))
+    table.add_row("privacy", Text(result.privacy))
+    if result.verdict is not None:
+        claim = f"ε = {result.epsilon}" + (
+            f", δ = {result.delta}" if result.delta is not None else ""
+        )
+        table.add_row("claim", claim)
+        table.add_row("verdict", Text(result.verdict.value, style=VERDICT_STYLE[result.verdict]))
+    elif result.delta is not None:
+        table.add_row("δ", str(result.delta))
+    if result.epsilon_star is not None:
+        table.add_row("ε*", result.epsilon_star.show())
+    elif result.lower_bound is not None:
+        table.add_row("ε*", f"≥ {result.lower_bound.show()} (lower bound)")
+    if result.delta_star is not None:
+        table.add_row("δ(ε)", f"{result.delta_star} ≈ {float(result.delta_star):.6g}")
+    if result.witness is not None:
+        heading = "counterexample" if result.verdict is Verdict.VIOLATED else "witness"
+        for i, line in enumerate(witness_lines(result.witness)):
+            table.add_row(heading if i == 0 else "", Text(line))
+    if result.reason:
+        table.add_row("reason", Text(result.reason))
+    table.add_row("method", result.method)
+    table.add_row("time", f"{result.statistics.seconds:.3f} s")
+    console.print(table)
+    if len(result.horizons) > 1:
+        horizons = Table(title="ε*(k) per horizon", title_justify="left")
+        horizons.add_column("k", justify="right")
+        horizons.add_column("e^ε*", justify="right")
+        horizons.add_column("ε*", justify="right")
+        horizons.add_column("witness output")
+        for row in result.horizons:
+            ratio = "∞" if row.loss.ratio is None else str(row.loss.ratio)
+            output = row.witness.show_output() if row.witness else ""
+            horizons.add_row(str(row.k), ratio, f"{row.loss.value:.4f}", Text(output))
+        console.print(horizons)

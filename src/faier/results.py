@@ -1,0 +1,171 @@
+"""The one result type every engine returns.
+
+A verdict is ``holds`` only with a proof, ``violated`` only with a witness
+whose two probabilities were computed exactly, and ``unknown`` otherwise,
+with the reason and the bounds found so far.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+from fractions import Fraction
+from typing import Any
+
+
+class Verdict(Enum):
+    """The answer to 'is the mechanism ε-private?'."""
+
+    HOLDS = "holds"
+    VIOLATED = "violated"
+    UNKNOWN = "unknown"
+
+    @property
+    def exit_code(self) -> int:
+        """0 holds, 1 violated, 3 unknown (2 is reserved for bad input)."""
+        return {"holds": 0, "violated": 1, "unknown": 3}[self.value]
+
+
+@dataclass(frozen=True, order=True)
+class Loss:
+    """A privacy loss e^ε as an exact ratio; ``ratio=None`` is infinite."""
+
+    ratio: Fraction | None
+
+    @property
+    def infinite(self) -> bool:
+        return self.ratio is None
+
+    @property
+    def value(self) -> float:
+        """ε = ln(ratio) as a float (inf for an infinite loss)."""
+        if self.ratio is None:
+            return math.inf
+        return math.log(self.ratio) if self.ratio > 0 else -math.inf
+
+    def exceeds(self, other: Loss) -> bool:
+        """Strictly larger loss."""
+        if self.ratio is None:
+            return other.ratio is not None
+        return other.ratio is not None and self.ratio > other.ratio
+
+    def show(self) -> str:
+        """``ln(288/73) ≈ 1.3725`` or ``∞``."""
+        if self.ratio is None:
+            return "∞"
+        return f"ln({self.ratio}) ≈ {self.value:.4f}"
+
+    def to_json(self) -> dict[str, Any]:
+        if self.ratio is None:
+            return {"ratio": "inf", "value": "inf"}
+        return {"ratio": str(self.ratio), "value": self.value}
+
+
+def loss_of(p: Fraction, q: Fraction) -> Loss:
+    """The loss of one outcome: p/q, infinite when q = 0 < p."""
+    return Loss(None) if q == 0 else Loss(p / q)
+
+
+@dataclass(frozen=True)
+class Witness:
+    """Which comparison and which output attain (or exceed) the loss, exactly."""
+
+    left: str
+    right: str
+    output: tuple[str, ...]
+    p: Fraction
+    q: Fraction
+    kind: str = "inputs"
+    left_value: Any = None
+    right_value: Any = None
+
+    @property
+    def loss(self) -> Loss:
+        return loss_of(self.p, self.q)
+
+    def show_output(self) -> str:
+        return " ".join(self.output)
+
+    def to_json(self) -> dict[str, Any]:
+        side = {
+            "inputs" if self.kind == "inputs" else "initial": [
+                self.left_value if self.left_value is not None else self.left,
+                self.right_value if self.right_value is not None else self.right,
+            ]
+        }
+        output: Any = self.output[0] if len(self.output) == 1 else list(self.output)
+        return {**side, "output": output, "p": str(self.p), "q": str(self.q)}
+
+
+@dataclass(frozen=True)
+class HorizonRow:
+    """ε*(k) for one horizon k of a looping or interactive mechanism."""
+
+    k: int
+    loss: Loss
+    witness: Witness | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"k": self.k, **self.loss.to_json()}
+
+
+@dataclass(frozen=True)
+class Statistics:
+    """What the engine did: time, comparisons, explored states or sequences."""
+
+    seconds: float = 0.0
+    comparisons: int = 0
+    explored: int = 0
+
+
+@dataclass(frozen=True)
+class Result:
+    """Verdict and/or exact ε*, the witness, per-horizon figures, method, statistics."""
+
+    target: str
+    privacy: str
+    method: str
+    verdict: Verdict | None = None
+    epsilon: str | None = None
+    delta: Fraction | None = None
+    epsilon_star: Loss | None = None
+    lower_bound: Loss | None = None
+    witness: Witness | None = None
+    horizons: tuple[HorizonRow, ...] = ()
+    delta_star: Fraction | None = None
+    reason: str | None = None
+    statistics: Statistics = field(default_factory=Statistics)
+
+    @property
+    def exit_code(self) -> int:
+        """CI-friendly: 0 holds, 1 violated, 3 unknown; 0 for a computed ε*, 3 if unknown."""
+        if self.verdict is not None:
+            return self.verdict.exit_code
+        return 0 if self.epsilon_star is not None else 3
+
+    def to_json(self) -> dict[str, Any]:
+        """The documented JSON contract (README, 'JSON output')."""
+        out: dict[str, Any] = {"target": self.target, "privacy": self.privacy}
+        if self.verdict is not None:
+            out["verdict"] = self.verdict.value
+            out["epsilon"] = self.epsilon
+        if self.delta is not None:
+            out["delta"] = str(self.delta)
+        out["epsilon_star"] = self.epsilon_star.to_json() if self.epsilon_star else None
+        if self.lower_bound is not None and self.epsilon_star is None:
+            out["bounds"] = {"lower": self.lower_bound.to_json(), "upper": None}
+        if self.delta_star is not None:
+            out["delta_star"] = str(self.delta_star)
+        out["witness"] = self.witness.to_json() if self.witness else None
+        if self.horizons:
+            out["horizons"] = [h.to_json() for h in self.horizons]
+        out["method"] = self.method
+        if self.reason:
+            out["reason"] = self.reason
+        out["seconds"] = round(self.statistics.seconds, 6)
+        out["statistics"] = {
+            "comparisons": self.statistics.comparisons,
+            "explored": self.statistics.explored,
+        }
+        return out
