@@ -62,6 +62,12 @@ class Loss:
         return {"ratio": str(self.ratio), "value": self.value}
 
 
+def _compact(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + ",".join(_compact(v) for v in value) + "]"
+    return str(value)
+
+
 def loss_of(p: Fraction, q: Fraction) -> Loss:
     """The loss of one outcome: p/q, infinite when q = 0 < p."""
     return Loss(None) if q == 0 else Loss(p / q)
@@ -86,6 +92,15 @@ class Witness:
 
     def show_output(self) -> str:
         return " ".join(self.output)
+
+    def short(self) -> str:
+        """One line: ``[1,1,1] vs [2,2,0] → index 3``."""
+        left, right = (
+            (_compact(self.left_value), _compact(self.right_value))
+            if self.left_value is not None
+            else (self.left, self.right)
+        )
+        return f"{left} vs {right} → {self.show_output()}"
 
     def to_json(self) -> dict[str, Any]:
         side = {

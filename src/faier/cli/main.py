@@ -18,8 +18,8 @@ from faier import api
 from faier.errors import FaierError, InputError
 from faier.examples import table2
 from faier.examples.registry import EXAMPLES
-from faier.report.terminal import render, witness_lines
-from faier.results import Result
+from faier.report.terminal import render
+from faier.results import Result, Verdict
 
 app = typer.Typer(
     add_completion=False,
@@ -206,6 +206,7 @@ def demo(as_json: JsonOption = False) -> None:
         "time",
     ):
         table.add_column(column)
+    wide = out if out.is_terminal else Console(width=150)
     try:
         for case, result in table2.run(
             lambda c: err.print(f"… {c.mechanism}: {c.scenario}", highlight=False)
@@ -220,14 +221,8 @@ def demo(as_json: JsonOption = False) -> None:
             )
             loss = result.epsilon_star or result.lower_bound
             star = "" if loss is None else loss.show()
-            witness = ""
-            if (
-                result.witness is not None
-                and result.verdict is not None
-                and result.verdict.value == "violated"
-            ):
-                lines = witness_lines(result.witness)
-                witness = f"{lines[0]}; {lines[1]}"
+            violated = result.verdict is Verdict.VIOLATED
+            witness = result.witness.short() if result.witness and violated else ""
             verdict = result.verdict.value if result.verdict else ""
             table.add_row(
                 case.mechanism,
@@ -244,7 +239,7 @@ def demo(as_json: JsonOption = False) -> None:
     if as_json:
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
     else:
-        out.print(table)
+        wide.print(table)
 
 
 def main() -> None:

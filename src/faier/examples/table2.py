@@ -45,7 +45,7 @@ CASES: tuple[Case, ...] = (
         paper="✓ (all p)",
     ),
     Case(
-        "naive noisy max (ties first), n=3",
+        "noisy max (ties first), n=3",
         "ln 2-DP (Ex. 6.1)",
         "noisy-max",
         "ln(2)",

@@ -14,7 +14,7 @@ Both can also be sampled with a seeded generator, from the same definition.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Generic, TypeVar
@@ -25,12 +25,18 @@ from faier.errors import BudgetExceeded, MechanismError
 from faier.mechanisms.handlers import Context, SamplingContext, distribution_of, enumerate_paths
 from faier.mechanisms.inputs import Input, InputSpace
 from faier.model.distribution import Distribution
+from faier.model.hmm import HMM
+from faier.model.values import show_input
 
 OutT = TypeVar("OutT", bound=Hashable)
 S = TypeVar("S", bound=Hashable)
 R = TypeVar("R")
 
+SILENT = "·"
+"""Observation of a step that outputs nothing yet."""
+
 DEFAULT_MAX_STEPS = 10_000
+MEMO_LIMIT = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -86,13 +92,24 @@ class StepProgram(Generic[S, OutT]):
     doc: str = ""
     output_name: Callable[[OutT], str] = field(default=str)
     max_steps: int = DEFAULT_MAX_STEPS
+    _memo: dict[Any, list[tuple[Any, Fraction]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def _successors(self, state: S) -> list[tuple[S | Done[OutT], Fraction]]:
-        return _guarded(self.name, lambda: list(enumerate_paths(lambda ctx: self.step(state, ctx))))
+        """One step's outcomes; memoised, since inputs share program states."""
+        cached = self._memo.get(state)
+        if cached is None:
+            cached = _guarded(
+                self.name, lambda: list(enumerate_paths(lambda ctx: self.step(state, ctx)))
+            )
+            if len(self._memo) < MEMO_LIMIT:
+                self._memo[state] = cached
+        return cached
 
     def output_distribution(self, x: Input, *, max_states: int | None = None) -> Distribution[OutT]:
         """Exact output distribution on ``x``, propagating merged program states."""
-        layer: dict[S, Fraction] = {_guarded(self.name, lambda: self.start(x)): Fraction(1)}
+        layer: dict[S, Fraction] = {self._start(x): Fraction(1)}
         outputs: dict[OutT, Fraction] = {}
         explored = 0
         for _ in range(self.max_steps):
@@ -126,6 +143,62 @@ class StepProgram(Generic[S, OutT]):
                 return state.output
             state = self._sample_step(state, ctx)
         raise MechanismError(f"mechanism {self.name!r} did not stop within {self.max_steps} steps")
+
+    def _start(self, x: Input) -> S:
+        return _guarded(self.name, lambda: self.start(x))
+
+    def to_hmm(self, inputs: Sequence[Input] | None = None) -> HMM:
+        """The mechanism as an HMM over merged program states (seed Fig. 2 style).
+
+        One state per distinct reachable program state (observing ``·``) and
+        one per output (observing the output, absorbing); each input is a
+        named initial distribution on its start state, and equal program
+        states reached from different inputs are one HMM state.  Observations
+        are per step, so the HMM also shows *when* the output appears; for
+        mechanisms whose runs all take the same number of steps (Noisy Max)
+        its sequences of length steps + 1 carry exactly the output distribution.
+        """
+        chosen = tuple(self.inputs.values if inputs is None else inputs)
+        names: dict[Any, str] = {}
+        rows: dict[str, dict[str, Fraction]] = {}
+        outputs: dict[str, str] = {}
+        frontier: list[Any] = []
+        starts: dict[str, str] = {}
+        for x in chosen:
+            start = self._start(x)
+            if start not in names:
+                names[start] = f"s{len(names)}"
+                frontier.append(start)
+            starts[show_input(x)] = names[start]
+        while frontier:
+            state = frontier.pop()
+            row: dict[str, Fraction] = {}
+            for result, p in self._successors(state):
+                if isinstance(result, Done):
+                    label = self.output_name(result.output)
+                    target = outputs.setdefault(label, f"out:{label}")
+                else:
+                    if result not in names:
+                        names[result] = f"s{len(names)}"
+                        frontier.append(result)
+                    target = names[result]
+                row[target] = row.get(target, Fraction(0)) + p
+            rows[names[state]] = row
+        for target in outputs.values():
+            rows[target] = {target: Fraction(1)}
+        states = tuple(rows)
+        observations = (SILENT, *outputs)
+        emitting = {target: label for label, target in outputs.items()}
+        transition = tuple(tuple(rows[s].get(t, Fraction(0)) for t in states) for s in states)
+        emission = tuple(
+            tuple(Fraction(1 if o == emitting.get(s, SILENT) else 0) for o in observations)
+            for s in states
+        )
+        initial = {
+            name: tuple(Fraction(1 if state == start else 0) for state in states)
+            for name, start in starts.items()
+        }
+        return HMM(states, observations, transition, emission, initial)
 
     def reachable_states(self, x: Input) -> int:
         """How many distinct program states a run on ``x`` visits (merging at work)."""

@@ -34,6 +34,8 @@ class Distribution(Generic[T]):
     items: tuple[tuple[T, Fraction], ...]
 
     def __post_init__(self) -> None:
+        if len(self.items) == 1 and self.items[0][1] == 1:
+            return
         total = Fraction(0)
         for outcome, p in self.items:
             if not isinstance(p, Fraction) or p <= 0 or p > 1:

@@ -22,7 +22,8 @@ from fractions import Fraction
 
 from faier.errors import SpecError
 from faier.model.distribution import Distribution
-from faier.privacy.specs import Comparison, Pufferfish, show_input
+from faier.model.values import show_input
+from faier.privacy.specs import Comparison, Pufferfish
 
 Dataset = tuple[tuple[bool, ...], ...]
 

@@ -13,6 +13,7 @@ from typing import Generic, TypeVar
 
 from faier.errors import SpecError
 from faier.model.distribution import Distribution
+from faier.model.values import show_input
 from faier.privacy.neighbours import EveryQuery, NeighbourRelation, neighbour_pairs
 
 InputT = TypeVar("InputT", bound=Hashable)
@@ -31,13 +32,6 @@ class Comparison(Generic[InputT]):
     def swapped(self) -> Comparison[InputT]:
         """The same pair in the other order."""
         return Comparison(self.right, self.left, self.right_name, self.left_name, self.kind)
-
-
-def show_input(x: Hashable) -> str:
-    """Inputs as users write them: ``[1, 1, 2]`` or ``2``."""
-    if isinstance(x, tuple):
-        return "[" + ", ".join(show_input(v) for v in x) + "]"
-    return str(x)
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,9 @@ def _side_witness(
     )
 
 
-def _analyse_distribution(problem: Problem, budget: Budget, analysis: Analysis) -> None:
+def _analyse_distribution(
+    problem: Problem, budget: Budget, analysis: Analysis, *, collect_outcomes: bool
+) -> None:
     mechanism = problem.mechanism
     assert not isinstance(mechanism, HMM | Interactive)
     inputs = mechanism.inputs.values
@@ -77,9 +79,10 @@ def _analyse_distribution(problem: Problem, budget: Budget, analysis: Analysis) 
     for compared in distribution_mode.compare_outputs(mechanism, comparisons, budget):
         analysis.comparisons += 1
         worst = worst_outcome((o, p, q) for o, (p, q) in compared.outcomes.items())
-        outcomes: Outcomes = {(name(o),): pq for o, pq in compared.outcomes.items()}
-        base = _side_witness(compared.comparison, (), Fraction(0), Fraction(0))
-        analysis.outcomes.append((base, outcomes))
+        if collect_outcomes:
+            outcomes: Outcomes = {(name(o),): pq for o, pq in compared.outcomes.items()}
+            base = _side_witness(compared.comparison, (), Fraction(0), Fraction(0))
+            analysis.outcomes.append((base, outcomes))
         if worst is not None and (analysis.worst is None or worst.loss.exceeds(analysis.worst)):
             analysis.worst = worst.loss
             analysis.witness = _side_witness(
@@ -158,7 +161,7 @@ def _analyse(problem: Problem, budget: Budget, *, collect_outcomes: bool) -> Ana
         if problem.is_sequential:
             _analyse_sequences(problem, budget, analysis, collect_leaves=collect_outcomes)
         else:
-            _analyse_distribution(problem, budget, analysis)
+            _analyse_distribution(problem, budget, analysis, collect_outcomes=collect_outcomes)
     except BudgetExceeded as stop:
         analysis.complete = False
         analysis.reason = stop.reason

@@ -24,7 +24,8 @@ from faier.engines.budget import Budget
 from faier.errors import SpecError
 from faier.mechanisms.interactive import Interactive
 from faier.model.hmm import HMM
-from faier.privacy.specs import Comparison, show_input
+from faier.model.values import show_input
+from faier.privacy.specs import Comparison
 from faier.results import Loss, Witness, loss_of
 
 Rows = tuple[tuple[tuple[int, Fraction], ...], ...]

@@ -1,0 +1,52 @@
+"""ε and δ parsing, and exact comparison of ratios with e^ε."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from faier.errors import SpecError
+from faier.privacy.budget import Epsilon, parse_delta
+
+
+@pytest.mark.parametrize(
+    ("text", "exp_ratio"),
+    [
+        ("ln(2)", Fraction(2)),
+        ("4*ln(2)", Fraction(16)),
+        ("ln(24/7)", Fraction(24, 7)),
+        ("log(3)", Fraction(3)),
+        ("2*ln(3/2)", Fraction(9, 4)),
+        ("0", Fraction(1)),
+        ("1.372", None),
+        ("ln(2)/2", None),
+    ],
+)
+def test_log_forms_keep_exp_epsilon_rational(text: str, exp_ratio: Fraction | None) -> None:
+    assert Epsilon.parse(text).exp_ratio == exp_ratio
+
+
+def test_boundaries_are_exact() -> None:
+    assert Epsilon.parse("4*ln(2)").compare_ratio(Fraction(16)) == 0
+    assert not Epsilon.parse("4*ln(2)").exceeded_by(Fraction(16))
+    assert Epsilon.parse("ln(24/7)").exceeded_by(Fraction(24, 7) + Fraction(1, 10**30))
+    assert Epsilon.parse("1.372").exceeded_by(Fraction(288, 73))
+    assert not Epsilon.parse("1.373").exceeded_by(Fraction(288, 73))
+    assert Epsilon.parse("ln(2)/2").compare_ratio(Fraction(141421356, 10**8)) == -1
+    assert Epsilon.parse("ln(2)/2").compare_ratio(Fraction(141421357, 10**8)) == 1
+    assert Epsilon.parse("5").exceeded_by(None)
+
+
+@pytest.mark.parametrize("text", ["ln(two)", "-1", "", "ln(2", "import os", "x", "ln(-2)"])
+def test_bad_epsilon_is_a_spec_error(text: str) -> None:
+    with pytest.raises(SpecError):
+        Epsilon.parse(text)
+
+
+def test_delta() -> None:
+    assert parse_delta("0.01") == Fraction(1, 100)
+    assert parse_delta("1/3") == Fraction(1, 3)
+    for bad in ["2", "-0.1", "abc"]:
+        with pytest.raises(SpecError):
+            parse_delta(bad)
