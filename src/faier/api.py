@@ -8,10 +8,10 @@ Fraction(24, 7)
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from faier.engines import exact
 from faier.engines.budget import Budget
@@ -19,7 +19,13 @@ from faier.engines.problem import Problem
 from faier.errors import MechanismError, ModelError, SpecError
 from faier.examples.registry import EXAMPLES, find_example
 from faier.mechanisms.interactive import Interactive
-from faier.mechanisms.loader import MECHANISM_TYPES, find_definitions, load_module, pick
+from faier.mechanisms.loader import (
+    MECHANISM_TYPES,
+    find_definitions,
+    load_module,
+    pick,
+    place_in_file,
+)
 from faier.model.distribution import Distribution
 from faier.model.probability import parse_number
 from faier.privacy.budget import Epsilon, parse_delta
@@ -38,6 +44,9 @@ if TYPE_CHECKING:
 
 MODEL_SUFFIXES = {".json", ".yaml", ".yml"}
 
+T = TypeVar("T")
+R = TypeVar("R")
+
 
 def load_problem(
     target: str | Problem,
@@ -48,17 +57,23 @@ def load_problem(
     name: str | None = None,
 ) -> Problem:
     """A problem from a built-in example name, a model file, or a Python mechanism file."""
+    if name is not None and not (isinstance(target, str) and Path(target).suffix == ".py"):
+        raise SpecError(
+            f"--name {name} applies only to a Python mechanism file",
+            where="--name",
+            fix="leave --name out, or give a .py file that defines several mechanisms",
+        )
     if isinstance(target, Problem):
         problem = target
     elif (example := find_example(target)) is not None:
         problem = example.problem(settings)
     else:
         path = Path(target)
-        if path.suffix in MODEL_SUFFIXES:
+        if path.suffix.lower() in MODEL_SUFFIXES:
             from faier.model.files import load_hmm_file
 
             problem = problem_from_model_file(load_hmm_file(path), settings or {})
-        elif path.suffix == ".py":
+        elif path.suffix.lower() == ".py":
             problem = problem_from_python_file(path, name)
             _reject_settings(settings, str(path))
         else:
@@ -71,7 +86,11 @@ def load_problem(
     if neighbours is not None:
         problem = _with_neighbours(problem, neighbours)
     if horizon is not None and horizon < 1:
-        raise SpecError(f"horizon must be at least 1, got {horizon}", where="--horizon")
+        raise SpecError(
+            f"horizon must be at least 1, got {horizon}",
+            where="--horizon",
+            fix="the horizon is the number of queries or observations, e.g. --horizon 4",
+        )
     return problem.with_horizon(horizon)
 
 
@@ -86,12 +105,13 @@ def _reject_settings(settings: Mapping[str, str] | None, where: str) -> None:
 
 
 def _with_neighbours(problem: Problem, text: str) -> Problem:
-    relation = parse_neighbours(text)
+    relation = _option("--neighbors", parse_neighbours, text)
     if isinstance(problem.mechanism, Interactive):
         if not isinstance(relation, EveryQuery):
             raise SpecError(
                 f"{problem.name} is interactive: only every-query[:Δ] neighbours apply",
                 where="--neighbors",
+                fix="use --neighbors every-query or every-query:Δ, or leave the option out",
             )
         return Problem(
             problem.name,
@@ -102,7 +122,9 @@ def _with_neighbours(problem: Problem, text: str) -> Problem:
         )
     if not isinstance(problem.privacy, DifferentialPrivacy):
         raise SpecError(
-            f"{problem.name} asks a Pufferfish question; --neighbors is for DP", where="--neighbors"
+            f"{problem.name} asks a Pufferfish question; --neighbors is for DP",
+            where="--neighbors",
+            fix="leave --neighbors out: the scenario's comparisons are fixed",
         )
     return Problem(
         problem.name,
@@ -183,6 +205,44 @@ def problem_from_python_file(path: Path, name: str | None = None) -> Problem:
     return Problem(path.stem, mechanism, privacy, title=mechanism.name)
 
 
+def _option(where: str, parse: Callable[[T], R], text: T) -> R:
+    """Parse an option's value; an error names the option."""
+    try:
+        return parse(text)
+    except SpecError as exc:
+        raise exc.located(where) from None
+
+
+def _budget(timeout: float | None, max_states: int | None) -> Budget:
+    if timeout is not None and not timeout > 0:
+        raise SpecError(
+            f"the timeout must be positive, got {timeout:g}",
+            where="--timeout",
+            fix="give seconds, e.g. --timeout 60, or leave it out for no limit",
+        )
+    if max_states is not None and max_states < 1:
+        raise SpecError(
+            f"the state budget must be at least 1, got {max_states}",
+            where="--max-states",
+            fix="e.g. --max-states 100000, or leave it out for no limit",
+        )
+    return Budget(timeout, max_states)
+
+
+def _located(target: str | Problem, run: Callable[[], Result]) -> Result:
+    """Run an engine; a crash of a mechanism from a Python file names the file (and line)."""
+    try:
+        return run()
+    except MechanismError as exc:
+        if not isinstance(target, str) or Path(target).suffix != ".py":
+            raise
+        path = Path(target)
+        if exc.where is not None and exc.where.startswith(str(path)):
+            raise
+        cause = exc.__cause__ if exc.__cause__ is not None else exc
+        raise exc.located(place_in_file(cause, path)) from exc.__cause__
+
+
 def epsilon(
     target: str | Problem,
     *,
@@ -198,8 +258,9 @@ def epsilon(
     problem = load_problem(
         target, settings=settings, neighbours=neighbours, horizon=horizon, name=name
     )
-    d = None if delta is None else parse_delta(delta)
-    return exact.epsilon(problem, delta=d, budget=Budget(timeout, max_states))
+    d = None if delta is None else _option("--delta", parse_delta, delta)
+    budget = _budget(timeout, max_states)
+    return _located(target, lambda: exact.epsilon(problem, delta=d, budget=budget))
 
 
 def verify(
@@ -218,6 +279,7 @@ def verify(
     problem = load_problem(
         target, settings=settings, neighbours=neighbours, horizon=horizon, name=name
     )
-    budget_eps = eps if isinstance(eps, Epsilon) else Epsilon.parse(eps)
-    d = None if delta is None else parse_delta(delta)
-    return exact.verify(problem, budget_eps, delta=d, budget=Budget(timeout, max_states))
+    budget_eps = eps if isinstance(eps, Epsilon) else _option("--epsilon", Epsilon.parse, eps)
+    d = None if delta is None else _option("--delta", parse_delta, delta)
+    budget = _budget(timeout, max_states)
+    return _located(target, lambda: exact.verify(problem, budget_eps, delta=d, budget=budget))

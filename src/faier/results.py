@@ -110,7 +110,14 @@ class Witness:
             ]
         }
         output: Any = self.output[0] if len(self.output) == 1 else list(self.output)
-        return {**side, "output": output, "p": str(self.p), "q": str(self.q)}
+        return {
+            **side,
+            "output": output,
+            "p": str(self.p),
+            "q": str(self.q),
+            "left": self.left,
+            "right": self.right,
+        }
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from faier import api
@@ -66,16 +67,21 @@ def _settings(pairs: list[str] | None) -> dict[str, str]:
     return settings
 
 
+def _error(message: str) -> None:
+    """One unwrapped line on stderr; ``[a, b]`` in a message is text, not rich markup."""
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+
+
 def _run(action: Callable[[], Result], as_json: bool) -> None:
     """Run an API call; bad input becomes one message and exit 2."""
     try:
         with err.status("computing…", spinner="dots") if err.is_terminal else _null():
             result = action()
     except InputError as problem:
-        err.print(f"[bold red]error:[/] {problem.render()}", highlight=False)
+        _error(problem.render())
         raise typer.Exit(2) from None
     except FaierError as problem:
-        err.print(f"[bold red]error:[/] {problem}", highlight=False)
+        _error(str(problem))
         raise typer.Exit(2) from None
     if as_json:
         sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n")
@@ -234,7 +240,7 @@ def demo(as_json: JsonOption = False) -> None:
                 f"{result.statistics.seconds:.2f} s",
             )
     except InputError as problem:
-        err.print(f"[bold red]error:[/] {problem.render()}", highlight=False)
+        _error(problem.render())
         raise typer.Exit(2) from None
     if as_json:
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")

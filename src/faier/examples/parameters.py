@@ -25,6 +25,7 @@ class ParameterSpec:
     def parse(self, text: str) -> Any:
         """Read a value of this parameter's kind, with an error that names it."""
         where = f"--set {self.name}={text}"
+        example = f"e.g. --set {self.name}={self.show_default()}"
         if self.kind == "choice":
             if text not in self.choices:
                 raise SpecError(
@@ -37,22 +38,32 @@ class ParameterSpec:
             try:
                 value = int(text)
             except ValueError:
-                raise SpecError("expected an integer", where=where) from None
+                raise SpecError("expected an integer", where=where, fix=example) from None
             if self.minimum is not None and value < self.minimum:
-                raise SpecError(f"must be at least {self.minimum}", where=where)
+                raise SpecError(
+                    f"must be at least {self.minimum}",
+                    where=where,
+                    fix=f"e.g. --set {self.name}={max(self.minimum, self.default)}",
+                )
             return value
         if self.kind == "fraction":
             try:
                 return parse_number(text)[0]
             except ValueError:
-                raise SpecError("expected a number such as 1/2 or 0.25", where=where) from None
+                raise SpecError(
+                    "expected a number such as 1/2 or 0.25", where=where, fix=example
+                ) from None
         if self.kind == "optional-int":
             if text in {"all", "any", "none"}:
                 return None
             try:
                 return int(text)
             except ValueError:
-                raise SpecError("expected an integer or 'all'", where=where) from None
+                raise SpecError(
+                    "expected an integer or 'all'",
+                    where=where,
+                    fix=f"e.g. --set {self.name}=1 or --set {self.name}=all",
+                ) from None
         raise SpecError(f"internal: unknown parameter kind {self.kind}")
 
     def show_default(self) -> str:

@@ -16,9 +16,11 @@ from faier.examples import scenarios
 from faier.examples.parameters import ParameterSpec, fraction, resolve
 from faier.mechanisms.library.above_threshold import above_threshold
 from faier.mechanisms.library.geometric import truncated_geometric_mechanism
+from faier.mechanisms.library.histogram import histogram
 from faier.mechanisms.library.noisy_max import TIES, noisy_max
 from faier.mechanisms.library.randomized_response import randomized_response
-from faier.privacy.neighbours import EveryQuery
+from faier.mechanisms.library.sparse_vector import VARIANTS, sparse_vector
+from faier.privacy.neighbours import EveryQuery, OneQuery
 from faier.privacy.specs import DifferentialPrivacy, InteractiveDP, PrivacySpec
 
 
@@ -95,6 +97,31 @@ def _above_threshold(v: dict[str, Any]) -> Problem:
     return Problem("above-threshold", mechanism, InteractiveDP(1), title=mechanism.name)
 
 
+def _histogram(v: dict[str, Any]) -> Problem:
+    mechanism = histogram(v["bins"], fraction(v["alpha"]), v["m"])
+    return Problem("histogram", mechanism, DifferentialPrivacy(OneQuery(1)), title=mechanism.name)
+
+
+def _sparse_vector(v: dict[str, Any]) -> Problem:
+    mechanism = sparse_vector(
+        v["variant"],
+        threshold_alpha=fraction(v["threshold_alpha"]),
+        query_alpha=fraction(v["query_alpha"]),
+        m=v["m"],
+        cutoff=v["cutoff"],
+        threshold=v["threshold"],
+    )
+    return Problem("sparse-vector", mechanism, InteractiveDP(1), title=mechanism.name)
+
+
+THRESHOLD_ALPHA = ParameterSpec(
+    "threshold_alpha", "fraction", "1/4", "geometric α of the threshold noise"
+)
+QUERY_ALPHA = ParameterSpec("query_alpha", "fraction", "1/2", "geometric α of the query noise")
+PUBLIC_THRESHOLD = ParameterSpec(
+    "threshold", "optional-int", None, "public threshold (default: every t)"
+)
+
 EXAMPLES: tuple[Example, ...] = (
     Example(
         "geometric",
@@ -152,15 +179,33 @@ EXAMPLES: tuple[Example, ...] = (
         "above-threshold",
         "discrete Above Threshold (interactive; no finite ε)",
         "FAIER journal §6.3 (Alg. 4, Fig. 3)",
-        (
-            ParameterSpec(
-                "threshold_alpha", "fraction", "1/4", "geometric α of the threshold noise"
-            ),
-            ParameterSpec("query_alpha", "fraction", "1/2", "geometric α of the query noise"),
-            RANGE,
-            ParameterSpec("threshold", "optional-int", None, "public threshold (default: every t)"),
-        ),
+        (THRESHOLD_ALPHA, QUERY_ALPHA, RANGE, PUBLIC_THRESHOLD),
         _above_threshold,
+    ),
+    Example(
+        "sparse-vector",
+        "discrete sparse vector: SVT and iSVT 1–4 (interactive)",
+        "StatDP §5.3 (Algs. 11–15; Lyu et al. 2017), discretised like FAIER's Above Threshold",
+        (
+            ParameterSpec("variant", "choice", "svt", "which variant", tuple(VARIANTS)),
+            THRESHOLD_ALPHA,
+            QUERY_ALPHA,
+            RANGE,
+            ParameterSpec("cutoff", "int", 1, "halt after this many ⊤ (N)", minimum=1),
+            PUBLIC_THRESHOLD,
+        ),
+        _sparse_vector,
+    ),
+    Example(
+        "histogram",
+        "noisy histogram (one query ±1 neighbours)",
+        "StatDP §5.2 (histogram), with truncated geometric noise",
+        (
+            ParameterSpec("bins", "int", 2, "number of bins", minimum=1),
+            ALPHA,
+            RANGE,
+        ),
+        _histogram,
     ),
 )
 

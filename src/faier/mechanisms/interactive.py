@@ -62,16 +62,15 @@ class Interactive:
     step: Callable[[Any, Any, Context], tuple[Any, Hashable]]
     doc: str = ""
     default_horizon: int = 6
-    delta: int = 1
     output_name: Callable[[Hashable], str] = field(default=str)
 
-    def letter_pairs(self) -> tuple[tuple[Hashable, Hashable], ...]:
+    def letter_pairs(self, delta: int = 1) -> tuple[tuple[Hashable, Hashable], ...]:
         """Answer pairs (x, x') a neighbour pair may produce for one query: |x − x'| ≤ Δ."""
         pairs: list[tuple[Hashable, Hashable]] = []
         for x in self.letters:
             for y in self.letters:
                 if isinstance(x, int) and isinstance(y, int):
-                    if abs(x - y) <= self.delta:
+                    if abs(x - y) <= delta:
                         pairs.append((x, y))
                 elif x == y:
                     pairs.append((x, y))

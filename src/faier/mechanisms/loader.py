@@ -32,17 +32,34 @@ def load_module(path: Path) -> Any:
     try:
         spec.loader.exec_module(module)
     except Exception as exc:
-        frames = traceback.extract_tb(exc.__traceback__)
-        line = next((f.lineno for f in reversed(frames) if f.filename == str(path)), None)
-        place = f"{path}:{line}" if line else str(path)
         raise MechanismError(
             f"raised {type(exc).__name__} while loading: {exc}",
-            where=place,
+            where=place_in_file(exc, path),
             fix="fix the error in the file",
         ) from exc
     finally:
         sys.modules.pop(spec.name, None)
     return module
+
+
+def place_in_file(exc: BaseException, path: Path) -> str:
+    """``path:line`` of the innermost line of ``path`` that ``exc`` passed through, else ``path``.
+
+    Paths are compared resolved: Python records the absolute path of a file
+    loaded from a relative one.
+    """
+    target = path.resolve()
+
+    def same(filename: str | None) -> bool:
+        return filename is not None and Path(filename).resolve() == target
+
+    line: int | None = None
+    if isinstance(exc, SyntaxError) and same(exc.filename):
+        line = exc.lineno
+    else:
+        frames = traceback.extract_tb(exc.__traceback__)
+        line = next((f.lineno for f in reversed(frames) if same(f.filename)), None)
+    return f"{path}:{line}" if line else str(path)
 
 
 def find_definitions(module: Any, kinds: tuple[type, ...]) -> dict[str, Any]:

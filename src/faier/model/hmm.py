@@ -53,7 +53,7 @@ class HMM:
     observations: tuple[str, ...]
     transition: Matrix
     emission: Matrix
-    initial: Mapping[str, Vector] = field(default_factory=dict)
+    initial: Mapping[str, Vector] = field(default_factory=dict, hash=False)
     parameters: tuple[Parameter, ...] = ()
 
     def __post_init__(self) -> None:

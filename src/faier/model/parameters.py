@@ -29,7 +29,7 @@ class Interval:
         if self.lower > self.upper or (
             self.lower == self.upper and (self.lower_open or self.upper_open)
         ):
-            raise ModelError(f"empty interval {self}")
+            raise ModelError(f"empty interval {self}", fix="write the lower end first, e.g. (0, 1)")
 
     def contains(self, x: Fraction) -> bool:
         """Membership, respecting open ends."""
@@ -71,9 +71,13 @@ class Parameter:
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.name):
-            raise ModelError(f"parameter name {self.name!r} is not an identifier")
+            raise ModelError(
+                f"parameter name {self.name!r} is not an identifier",
+                fix="use letters, digits and _ (e.g. pA)",
+            )
         if self.value is not None and not self.domain.contains(self.value):
             raise ModelError(
                 f"value {self.value} of parameter {self.name!r} lies outside its domain "
-                f"{self.domain}"
+                f"{self.domain}",
+                fix="choose a value inside the domain or widen the domain",
             )

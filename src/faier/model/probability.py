@@ -17,6 +17,7 @@ from typing import TypeAlias
 import sympy
 
 from faier.errors import ModelError
+from faier.model.expressions import ExpressionError, parse_expression
 
 Probability: TypeAlias = Fraction | sympy.Expr
 
@@ -76,16 +77,17 @@ def parse_probability(
         )
     symbols = {name: sympy.Symbol(name, real=True) for name in names}
     try:
-        if "//" in s:  # Python's floor division: 1//2 would silently read as 0
-            raise SyntaxError(s)
-        expr = sympy.sympify(s.replace("^", "**"), locals=symbols, rational=True)
-        if not isinstance(expr, sympy.Expr):  # a sympy name such as N, S or beta
-            raise TypeError(s)
-    except (sympy.SympifyError, SyntaxError, TypeError, ValueError) as exc:
+        expr = parse_expression(s, names=symbols)
+    except ExpressionError as exc:
+        unknown_name = str(exc).startswith("unknown name")
         raise ModelError(
-            f"cannot parse the probability {text!r}",
+            f"{exc} in probability {text!r}"
+            if unknown_name
+            else f"cannot parse the probability {text!r}: {exc}",
             where=where,
-            fix="use +, -, *, /, ^ and parentheses over numbers and declared parameters "
+            fix=f"declare it under 'parameters' (declared: {', '.join(names) or 'none'})"
+            if unknown_name
+            else "use +, -, *, /, ^ and parentheses over numbers and declared parameters "
             f"(declared: {', '.join(names) or 'none'})",
         ) from exc
     unknown = sorted(str(sym) for sym in expr.free_symbols if str(sym) not in symbols)

@@ -9,16 +9,15 @@ digits of precision decides exactly.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 
 import sympy
 
 from faier.errors import SpecError
+from faier.model.expressions import ExpressionError, parse_expression
 from faier.model.probability import parse_number
 
-_ALLOWED = re.compile(r"^[\s0-9.+\-*/()eE]*$")
 _PRECISION_STEPS = (30, 60, 120, 240, 480)
 
 
@@ -40,20 +39,17 @@ class Epsilon:
         raw = str(text).strip()
         if isinstance(text, Fraction | int | float):
             raw = str(text)
-        probe = re.sub(r"\b(ln|log|exp)\b", "", raw)
-        if not raw or not _ALLOWED.match(probe):
-            raise SpecError(
-                f"cannot read ε = {raw!r}",
-                fix="write a number like 1.372 or a log form like ln(2), 4*ln(2), ln(24/7)",
-            )
         try:
-            expr = sympy.sympify(
+            expr = parse_expression(
                 raw,
-                locals={"ln": sympy.log, "log": sympy.log, "exp": sympy.exp, "e": sympy.E},
-                rational=True,
+                names={"e": sympy.E},
+                functions={"ln": sympy.log, "log": sympy.log, "exp": sympy.exp},
             )
-        except (sympy.SympifyError, SyntaxError, TypeError, ValueError) as exc:
-            raise SpecError(f"cannot read ε = {raw!r}", fix="write e.g. 1.372 or 4*ln(2)") from exc
+        except ExpressionError as exc:
+            raise SpecError(
+                f"cannot read ε = {raw!r}: {exc}",
+                fix="write a number like 1.372 or a log form like ln(2), 4*ln(2), ln(24/7)",
+            ) from exc
         if not isinstance(expr, sympy.Expr) or expr.free_symbols or not expr.is_real:
             raise SpecError(f"ε = {raw!r} is not a real number", fix="write e.g. ln(2)")
         if expr.is_negative:

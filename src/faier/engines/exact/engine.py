@@ -106,7 +106,9 @@ def _sequence_setup(
             )
         return system, seq, problem.horizon, True
     assert isinstance(mechanism, Interactive) and isinstance(problem.privacy, InteractiveDP)
-    system, starts = sequence_mode.interactive_system(mechanism, max_states=budget.max_states)
+    system, starts = sequence_mode.interactive_system(
+        mechanism, delta=problem.privacy.delta, max_states=budget.max_states
+    )
     seq = []
     for label, index in starts.items():
         point: Distribution[Hashable] = Distribution.point(label)

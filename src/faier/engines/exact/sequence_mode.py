@@ -95,7 +95,7 @@ def hmm_comparisons(
 
 
 def interactive_system(
-    mechanism: Interactive, *, max_states: int | None = None
+    mechanism: Interactive, *, delta: int = 1, max_states: int | None = None
 ) -> tuple[SequenceSystem, dict[str, int]]:
     """Answer-pair symbols over the explored automaton; also the start state indices."""
     automaton = mechanism.automaton(max_states=max_states)
@@ -115,7 +115,7 @@ def interactive_system(
             )
         return matrices[(letter, obs)]
 
-    for x, y in mechanism.letter_pairs():
+    for x, y in mechanism.letter_pairs(delta):
         for obs in range(1, len(automaton.observations)):
             symbols.append(StepSymbol(automaton.observations[obs], (x, y)))
             left.append(rows_for(letter_index[x], obs))
