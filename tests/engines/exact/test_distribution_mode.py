@@ -73,7 +73,9 @@ def test_noisy_max_value_every_query_grows() -> None:
 
 def test_geometric_is_ln_inverse_alpha() -> None:
     for alpha, m in [(HALF, 2), (Fraction(1, 3), 4), (Fraction(2, 3), 1)]:
-        result = epsilon(Problem("g", truncated_geometric_mechanism(alpha, m), DifferentialPrivacy()))
+        result = epsilon(
+            Problem("g", truncated_geometric_mechanism(alpha, m), DifferentialPrivacy())
+        )
         assert result.epsilon_star is not None and result.epsilon_star.ratio == 1 / alpha
 
 

@@ -19,7 +19,9 @@ from faier.privacy.specs import Comparison, DifferentialPrivacy, Pufferfish
 
 
 @st.composite
-def stochastic_rows(draw: st.DrawFn, rows: int, width: int, zeros: bool = True) -> tuple[tuple[Fraction, ...], ...]:
+def stochastic_rows(
+    draw: st.DrawFn, rows: int, width: int, zeros: bool = True
+) -> tuple[tuple[Fraction, ...], ...]:
     out = []
     for _ in range(rows):
         weights = [draw(st.integers(0 if zeros else 1, 4)) for _ in range(width)]
@@ -77,8 +79,13 @@ def dist(vector: tuple[Fraction, ...], names: tuple[str, ...]) -> Distribution[s
 @given(hmms())
 def test_sequence_mode_matches_path_sum(case: tuple[HMM, int]) -> None:
     hmm, horizon = case
-    pair = Comparison(dist(hmm.initial["pi"], hmm.states), dist(hmm.initial["tau"], hmm.states),
-                      "pi", "tau", "initial")
+    pair = Comparison(
+        dist(hmm.initial["pi"], hmm.states),
+        dist(hmm.initial["tau"], hmm.states),
+        "pi",
+        "tau",
+        "initial",
+    )
     result = epsilon(Problem("h", hmm, Pufferfish((pair,)), horizon))
     assert result.epsilon_star is not None
     assert result.epsilon_star.ratio == brute_loss(hmm, horizon)

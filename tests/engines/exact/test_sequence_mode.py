@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import pytest
@@ -65,3 +66,46 @@ def test_public_threshold_is_shared(threshold: int) -> None:
     result = epsilon(problem)
     assert result.epsilon_star is not None
     assert result.witness is not None and result.witness.left.startswith(f"threshold {threshold}")
+
+
+def brute_delta(horizon: int, e_eps: Fraction) -> Fraction:
+    """max over thresholds and non-adaptive answer pairs of Σ max(0, P − e^ε Q) (horizon 2)."""
+    pairs = [(x, y) for x in range(3) for y in range(3) if abs(x - y) <= 1]
+    best = Fraction(0)
+    for t in range(3):
+        for strategy in itertools.product(pairs, repeat=horizon):
+            left = tuple(x for x, _ in strategy)
+            right = tuple(y for _, y in strategy)
+            total = Fraction(0)
+            transcripts = [(j + 1, True) for j in range(horizon)] + [(horizon, False)]
+            for length, halts in transcripts:
+                p = ref.above_threshold_transcript_prob(t, left[:length], halts)
+                q = ref.above_threshold_transcript_prob(t, right[:length], halts)
+                total += max(Fraction(0), p - e_eps * q)
+            best = max(best, total)
+    return best
+
+
+@pytest.mark.parametrize("e_eps", [Fraction(1), Fraction(3, 2), Fraction(2), Fraction(3)])
+def test_interactive_delta_is_the_best_strategy(e_eps: Fraction) -> None:
+    expected = brute_delta(2, e_eps)
+    eps = Epsilon.from_ratio(e_eps)
+    result = verify(at_problem(2), eps, delta=expected)
+    assert result.verdict is Verdict.HOLDS and result.delta_star == expected
+    if expected > 0:
+        assert (
+            verify(at_problem(2), eps, delta=expected - Fraction(1, 10**12)).verdict
+            is Verdict.VIOLATED
+        )
+
+
+def test_interactive_epsilon_for_delta_is_least() -> None:
+    for delta in [Fraction(0), Fraction(1, 20), Fraction(1, 5)]:
+        result = epsilon(at_problem(2), delta=delta)
+        assert result.epsilon_star is not None and result.epsilon_star.ratio is not None
+        e_star = result.epsilon_star.ratio
+        assert brute_delta(2, e_star) <= delta
+        if e_star > 1:
+            assert brute_delta(2, e_star - Fraction(1, 10**6)) > delta
+    pure = epsilon(at_problem(2), delta=Fraction(0))
+    assert pure.epsilon_star is not None and pure.epsilon_star.ratio == 4

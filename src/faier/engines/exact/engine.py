@@ -16,7 +16,13 @@ from typing import Any
 
 from faier.engines.budget import Budget
 from faier.engines.exact import distribution_mode, sequence_mode
-from faier.engines.exact.losses import exceeds_delta, smallest_exp_epsilon, worst_outcome
+from faier.engines.exact.losses import (
+    Event,
+    Transcript,
+    exceeds_delta,
+    smallest_exp_epsilon,
+    worst_outcome,
+)
 from faier.engines.problem import Problem
 from faier.errors import BudgetExceeded, FaierError, SpecError
 from faier.mechanisms.interactive import Interactive
@@ -26,7 +32,7 @@ from faier.privacy.budget import Epsilon
 from faier.privacy.specs import Comparison, InteractiveDP
 from faier.results import HorizonRow, Loss, Result, Statistics, Verdict, Witness
 
-Outcomes = dict[tuple[str, ...], tuple[Fraction, Fraction]]
+Outcomes = dict[Transcript, tuple[Fraction, Fraction]]
 
 
 @dataclass
@@ -80,7 +86,7 @@ def _analyse_distribution(
         analysis.comparisons += 1
         worst = worst_outcome((o, p, q) for o, (p, q) in compared.outcomes.items())
         if collect_outcomes:
-            outcomes: Outcomes = {(name(o),): pq for o, pq in compared.outcomes.items()}
+            outcomes: Outcomes = {((None, name(o)),): pq for o, pq in compared.outcomes.items()}
             base = _side_witness(compared.comparison, (), Fraction(0), Fraction(0))
             analysis.outcomes.append((base, outcomes))
         if worst is not None and (analysis.worst is None or worst.loss.exceeds(analysis.worst)):
@@ -151,7 +157,7 @@ def _analyse_sequences(
                 system, comparisons[index], (), Fraction(0), Fraction(0)
             )
             named: Outcomes = {
-                tuple(system.symbols[s].observation for s in path): pq
+                tuple((system.symbols[s].answers, system.symbols[s].observation) for s in path): pq
                 for path, pq in leaves.items()
             }
             analysis.outcomes.append((base, named))
@@ -238,27 +244,30 @@ def _epsilon_for_delta(analysis: Analysis, delta: Fraction) -> tuple[Loss, Witne
     best: Loss | None = None
     witness: Witness | None = None
     for base, outcomes in analysis.outcomes:
-        loss = smallest_exp_epsilon(outcomes, delta)
+        loss, event = smallest_exp_epsilon(outcomes, delta)
         if best is None or loss.exceeds(best):
-            best = loss
-            event = [
-                o
-                for o, (p, q) in outcomes.items()
-                if p > 0 and (q == 0 or (loss.ratio is not None and p / q > loss.ratio))
-            ]
-            p = sum((outcomes[o][0] for o in event), Fraction(0))
-            q = sum((outcomes[o][1] for o in event), Fraction(0))
-            witness = Witness(
-                base.left,
-                base.right,
-                tuple(" ".join(o) for o in event),
-                p,
-                q,
-                base.kind,
-                base.left_value,
-                base.right_value,
-            )
+            best, witness = loss, _event_witness(base, event)
     return best or Loss(Fraction(1)), witness
+
+
+MAX_EVENT_OUTPUTS = 12
+
+
+def _event_witness(base: Witness, event: Event) -> Witness:
+    """A witness for (ε, δ): the event S (its transcripts) with P(S) and Q(S)."""
+    shown = [" ".join(obs for _, obs in t) for t in event.outcomes[:MAX_EVENT_OUTPUTS]]
+    if len(event.outcomes) > MAX_EVENT_OUTPUTS:
+        shown.append(f"… ({len(event.outcomes)} outputs in all)")
+    return Witness(
+        base.left,
+        base.right,
+        tuple(shown),
+        event.p,
+        event.q,
+        base.kind,
+        base.left_value,
+        base.right_value,
+    )
 
 
 def verify(
@@ -277,12 +286,12 @@ def verify(
         violated = False
         worst_delta: Fraction | None = None
         for base, outcomes in analysis.outcomes:
-            exceeded, value = exceeds_delta(outcomes, eps, delta)
+            exceeded, event, value = exceeds_delta(outcomes, eps, delta)
             if value is not None and (worst_delta is None or value > worst_delta):
                 worst_delta = value
             if exceeded and not violated:
                 violated = True
-                witness = _delta_witness(base, outcomes, eps)
+                witness = _event_witness(base, event)
         delta_star = worst_delta if analysis.complete else None
     if violated and delta is None and analysis.horizons:
         first = next(h for h in analysis.horizons if eps.exceeded_by(h.loss.ratio))
@@ -314,22 +323,4 @@ def verify(
         delta_star=delta_star,
         reason=reason,
         statistics=Statistics(time.perf_counter() - started, analysis.comparisons, budget.explored),
-    )
-
-
-def _delta_witness(base: Witness, outcomes: Outcomes, eps: Epsilon) -> Witness:
-    event = [
-        o for o, (p, q) in outcomes.items() if p > 0 and eps.exceeded_by(None if q == 0 else p / q)
-    ]
-    p = sum((outcomes[o][0] for o in event), Fraction(0))
-    q = sum((outcomes[o][1] for o in event), Fraction(0))
-    return Witness(
-        base.left,
-        base.right,
-        tuple(" ".join(o) for o in event),
-        p,
-        q,
-        base.kind,
-        base.left_value,
-        base.right_value,
     )

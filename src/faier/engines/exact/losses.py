@@ -1,10 +1,14 @@
-"""Exact privacy losses of one comparison from its two outcome distributions.
+"""Exact privacy losses of one comparison from its outcome probabilities.
 
-Given P = Pr[· | π] and Q = Pr[· | τ] over the same outcomes:
-the pure loss is max_ω P(ω)/Q(ω); the hockey-stick divergence is
-δ(ε) = Σ_ω max(0, P(ω) − e^ε Q(ω)); and the smallest ε with δ(ε) ≤ δ is
-found exactly because δ is piecewise linear in e^ε with breakpoints at the
-ratios P(ω)/Q(ω).
+Given P = Pr[· | π] and Q = Pr[· | τ] per outcome: the pure loss is
+max_ω P(ω)/Q(ω); the hockey-stick divergence is
+δ(ε) = Σ_ω max(0, P(ω) − e^ε Q(ω)).
+
+Outcomes are transcripts of steps ``(choice, observation)``.  Where the
+adversary chooses (the answer pair of an interactive mechanism), δ is the
+best strategy's: at each history the choice with the larger remaining
+divergence, computed bottom-up over the transcript tree.  Without choices
+(``choice`` None) this is the plain sum.  Every comparison with e^ε is exact.
 """
 
 from __future__ import annotations
@@ -16,8 +20,10 @@ from fractions import Fraction
 from faier.privacy.budget import Epsilon
 from faier.results import Loss, loss_of
 
-Outcomes = Mapping[tuple[str, ...], tuple[Fraction, Fraction]]
-"""outcome -> (P, Q)."""
+Step = tuple[Hashable, str]
+"""One step of a transcript: the adversary's choice (None if none) and the observation."""
+Transcript = tuple[Step, ...]
+Outcomes = Mapping[Transcript, tuple[Fraction, Fraction]]
 
 
 @dataclass(frozen=True)
@@ -42,50 +48,97 @@ def worst_outcome(pairs: Iterable[tuple[Hashable, Fraction, Fraction]]) -> Worst
     return best
 
 
+@dataclass(frozen=True)
+class Event:
+    """Outcomes where P > e^ε·Q under the best strategy, with their total masses."""
+
+    p: Fraction
+    q: Fraction
+    outcomes: tuple[Transcript, ...]
+
+
+def _line_greater(a: Event, b: Event, eps: Epsilon) -> bool:
+    """Whether a.p − e^ε·a.q > b.p − e^ε·b.q, decided exactly."""
+    dp, dq = a.p - b.p, a.q - b.q
+    if dq == 0:
+        return dp > 0
+    if dq > 0:  # need dp > e^ε·dq
+        return dp > 0 and eps.exceeded_by(dp / dq)
+    # need dp + e^ε·|dq| > 0, i.e. e^ε > −dp/|dq|
+    return dp >= 0 or eps.compare_ratio(-dp / -dq) < 0
+
+
+def best_event(outcomes: Outcomes, eps: Epsilon) -> Event:
+    """The event maximising P(S) − e^ε·Q(S), over adversary strategies where they choose."""
+    items = [(t, p, q) for t, (p, q) in outcomes.items() if p > 0]
+
+    def split(members: list[tuple[Transcript, Fraction, Fraction]], depth: int) -> Event:
+        """Members share the history up to ``depth``'s choice: sum over its observations."""
+        by_observation: dict[str, list[tuple[Transcript, Fraction, Fraction]]] = {}
+        for member in members:
+            by_observation.setdefault(member[0][depth][1], []).append(member)
+        total_p, total_q = Fraction(0), Fraction(0)
+        chosen: list[Transcript] = []
+        for branch in by_observation.values():
+            sub = solve(branch, depth + 1)
+            total_p, total_q = total_p + sub.p, total_q + sub.q
+            chosen.extend(sub.outcomes)
+        return Event(total_p, total_q, tuple(chosen))
+
+    def solve(group: list[tuple[Transcript, Fraction, Fraction]], depth: int) -> Event:
+        """Best event below one history (all transcripts in ``group`` share it)."""
+        total_p, total_q = Fraction(0), Fraction(0)
+        chosen: list[Transcript] = []
+        by_choice: dict[Hashable, list[tuple[Transcript, Fraction, Fraction]]] = {}
+        for transcript, p, q in group:
+            if len(transcript) == depth:
+                if eps.exceeded_by(None if q == 0 else p / q):
+                    total_p, total_q = total_p + p, total_q + q
+                    chosen.append(transcript)
+            else:
+                by_choice.setdefault(transcript[depth][0], []).append((transcript, p, q))
+        best: Event | None = None
+        for choice, members in by_choice.items():
+            candidate = split(members, depth)
+            if choice is None:
+                total_p, total_q = total_p + candidate.p, total_q + candidate.q
+                chosen.extend(candidate.outcomes)
+            elif best is None or _line_greater(candidate, best, eps):
+                best = candidate
+        if best is not None:
+            total_p, total_q = total_p + best.p, total_q + best.q
+            chosen.extend(best.outcomes)
+        return Event(total_p, total_q, tuple(chosen))
+
+    return solve(items, 0)
+
+
 def exceeds_delta(
     outcomes: Outcomes, eps: Epsilon, delta: Fraction
-) -> tuple[bool, Fraction | None]:
-    """Whether δ(ε) > δ, decided exactly; also δ(ε) itself when e^ε is rational."""
-    mass_p = Fraction(0)
-    mass_q = Fraction(0)
-    for p, q in outcomes.values():
-        if p > 0 and eps.exceeded_by(None if q == 0 else p / q):
-            mass_p += p
-            mass_q += q
-    exact = None if eps.exp_ratio is None else mass_p - eps.exp_ratio * mass_q
-    surplus = mass_p - delta
+) -> tuple[bool, Event, Fraction | None]:
+    """Whether δ(ε) > δ (exactly), the worst event, and δ(ε) itself when e^ε is rational."""
+    event = best_event(outcomes, eps)
+    exact = None if eps.exp_ratio is None else event.p - eps.exp_ratio * event.q
+    surplus = event.p - delta
     if surplus <= 0:
-        return False, exact
-    if mass_q == 0:
-        return True, exact
-    return eps.exceeded_by(surplus / mass_q), exact
+        return False, event, exact
+    if event.q == 0:
+        return True, event, exact
+    return eps.exceeded_by(surplus / event.q), event, exact
 
 
-def smallest_exp_epsilon(outcomes: Outcomes, delta: Fraction) -> Loss:
-    """The least e^ε ≥ 1 with δ(ε) ≤ δ, as an exact ratio (∞ if none)."""
-    infinite_mass = sum((p for p, q in outcomes.values() if q == 0 and p > 0), Fraction(0))
-    if infinite_mass > delta:
-        return Loss(None)
-    finite = sorted(
-        ((p / q, p, q) for p, q in outcomes.values() if q > 0 and p > 0),
-        key=lambda t: t[0],
-        reverse=True,
-    )
-    mass_p = infinite_mass
-    mass_q = Fraction(0)
-    # Walk breakpoints from the largest ratio down; on each segment δ(E) = P_S − E·Q_S.
-    i = 0
-    while i < len(finite):
-        ratio = finite[i][0]
-        if ratio <= 1:
-            break
-        # δ at E = ratio uses outcomes with ratio strictly above it (already in S).
-        if mass_p - ratio * mass_q > delta:
-            return Loss((mass_p - delta) / mass_q)
-        while i < len(finite) and finite[i][0] == ratio:
-            mass_p += finite[i][1]
-            mass_q += finite[i][2]
-            i += 1
-    if mass_p - mass_q > delta:  # at E = 1
-        return Loss((mass_p - delta) / mass_q)
-    return Loss(Fraction(1))
+def smallest_exp_epsilon(outcomes: Outcomes, delta: Fraction) -> tuple[Loss, Event]:
+    """The least e^ε ≥ 1 with δ(ε) ≤ δ, exactly (∞ if none), and the event at it.
+
+    δ(e^ε) is convex, decreasing and piecewise linear (a maximum of strategy
+    lines P(S) − e^ε·Q(S)).  Newton's method on its supporting lines reaches
+    the root exactly in finitely many steps.
+    """
+    ratio = Fraction(1)
+    while True:
+        event = best_event(outcomes, Epsilon.from_ratio(ratio))
+        if event.p - ratio * event.q <= delta:
+            return Loss(ratio), event
+        if event.q == 0:
+            return Loss(None), event
+        ratio = (event.p - delta) / event.q
