@@ -27,6 +27,7 @@ from faier.mechanisms.loader import (
     place_in_file,
 )
 from faier.model.distribution import Distribution
+from faier.model.hmm import HMM
 from faier.model.probability import parse_number
 from faier.privacy.budget import Epsilon, parse_delta
 from faier.privacy.neighbours import EveryQuery, parse_neighbours
@@ -58,10 +59,11 @@ def load_problem(
 ) -> Problem:
     """A problem from a built-in example name, a model file, or a Python mechanism file."""
     if name is not None and not (isinstance(target, str) and Path(target).suffix == ".py"):
+        what = repr(target) if isinstance(target, str) else "a Problem"
         raise SpecError(
-            f"--name {name} applies only to a Python mechanism file",
-            where="--name",
-            fix="leave --name out, or give a .py file that defines several mechanisms",
+            f"{what} is not a Python mechanism file",
+            where=f"--name {name}",
+            fix="leave --name out: it chooses among the mechanisms of a .py file",
         )
     if isinstance(target, Problem):
         problem = target
@@ -229,8 +231,23 @@ def _budget(timeout: float | None, max_states: int | None) -> Budget:
     return Budget(timeout, max_states)
 
 
-def _located(target: str | Problem, run: Callable[[], Result]) -> Result:
-    """Run an engine; a crash of a mechanism from a Python file names the file (and line)."""
+def _located(target: str | Problem, problem: Problem, run: Callable[[], Result]) -> Result:
+    """Run an engine on a loaded target; errors name the file (and line) they come from.
+
+    A model file without a horizon is reported against the file; a crash of a
+    mechanism from a Python file names the file and the line that raised.
+    """
+    if (
+        isinstance(target, str)
+        and Path(target).suffix in MODEL_SUFFIXES
+        and isinstance(problem.mechanism, HMM)
+        and problem.horizon is None
+    ):
+        raise SpecError(
+            "no horizon (the length of observation sequences)",
+            where=target,
+            fix="pass --horizon K or write 'horizon: K' in the model file",
+        )
     try:
         return run()
     except MechanismError as exc:
@@ -260,7 +277,7 @@ def epsilon(
     )
     d = None if delta is None else _option("--delta", parse_delta, delta)
     budget = _budget(timeout, max_states)
-    return _located(target, lambda: exact.epsilon(problem, delta=d, budget=budget))
+    return _located(target, problem, lambda: exact.epsilon(problem, delta=d, budget=budget))
 
 
 def verify(
@@ -282,4 +299,6 @@ def verify(
     budget_eps = eps if isinstance(eps, Epsilon) else _option("--epsilon", Epsilon.parse, eps)
     d = None if delta is None else _option("--delta", parse_delta, delta)
     budget = _budget(timeout, max_states)
-    return _located(target, lambda: exact.verify(problem, budget_eps, delta=d, budget=budget))
+    return _located(
+        target, problem, lambda: exact.verify(problem, budget_eps, delta=d, budget=budget)
+    )

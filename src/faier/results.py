@@ -127,9 +127,13 @@ class HorizonRow:
     k: int
     loss: Loss
     witness: Witness | None = None
+    exact: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return {"k": self.k, **self.loss.to_json()}
+        row = {"k": self.k, **self.loss.to_json()}
+        if not self.exact:
+            row["bound"] = "lower"
+        return row
 
 
 @dataclass(frozen=True)

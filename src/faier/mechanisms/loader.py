@@ -29,9 +29,11 @@ def load_module(path: Path) -> Any:
         raise MechanismError("cannot be imported as a Python module", where=str(path))
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
+    folder = str(path.resolve().parent)
+    sys.path.insert(0, folder)  # a mechanism file may import helpers next to it
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # sys.exit(1) must not pass for a verdict
         raise MechanismError(
             f"raised {type(exc).__name__} while loading: {exc}",
             where=place_in_file(exc, path),
@@ -39,6 +41,8 @@ def load_module(path: Path) -> Any:
         ) from exc
     finally:
         sys.modules.pop(spec.name, None)
+        if folder in sys.path:
+            sys.path.remove(folder)
     return module
 
 

@@ -52,7 +52,7 @@ def _guarded(name: str, call: Callable[[], R]) -> R:
         return call()
     except (BudgetExceeded, MechanismError):
         raise
-    except Exception as exc:  # user code may raise anything
+    except (Exception, SystemExit) as exc:  # user code may raise (or exit) anything
         raise MechanismError(
             f"mechanism {name!r} raised {type(exc).__name__}: {exc}",
             fix="fix the mechanism so it runs on every input of its input space",

@@ -141,7 +141,7 @@ def parse_neighbours(text: str) -> NeighbourRelation:
             f"bad Δ in neighbour relation {text!r}", fix="write e.g. every-query:2"
         ) from None
     if delta < 1:
-        raise SpecError(f"Δ must be at least 1 in {text!r}")
+        raise SpecError(f"Δ must be at least 1 in {text!r}", fix="write e.g. every-query:1")
     if name in {"every-query", "every"}:
         return EveryQuery(delta)
     if name in {"one-query", "one"}:

@@ -135,10 +135,12 @@ def _analyse_sequences(
     analysis.comparisons = len(comparisons)
     analysis.method = f"exact: exhaustive sequence search up to horizon {horizon}"
     state = sequence_mode.SearchState(horizon, [None] * (horizon + 1))
+    finished = False
     try:
         sequence_mode.search(
             system, comparisons, horizon, budget, state, collect_leaves=collect_leaves
         )
+        finished = True
     finally:
         for k, record in enumerate(sequence_mode.cumulative(state), start=1):
             if record is None:
@@ -146,7 +148,7 @@ def _analyse_sequences(
             witness = sequence_mode.sequence_witness(
                 system, comparisons[record.comparison], record.path, record.p, record.q
             )
-            analysis.horizons.append(HorizonRow(k, record.loss, witness))
+            analysis.horizons.append(HorizonRow(k, record.loss, witness, exact=finished))
         if analysis.horizons:
             top = analysis.horizons[-1]
             analysis.worst, analysis.witness = top.loss, top.witness
@@ -216,7 +218,7 @@ def epsilon(
     _recheck(problem, analysis)
     epsilon_star = analysis.worst
     witness = analysis.witness
-    if delta is not None and analysis.complete:
+    if delta and analysis.complete:
         epsilon_star, witness = _epsilon_for_delta(analysis, delta)
     stats = Statistics(time.perf_counter() - started, analysis.comparisons, budget.explored)
     reason = analysis.reason

@@ -13,8 +13,10 @@ from faier.model.distribution import truncated_geometric
 def truncated_geometric_mechanism(alpha: Fraction = Fraction(1, 2), m: int = 2) -> Program[int]:
     """Answer a counting query in {0..m} with truncated α-geometric noise: ln(1/α)-DP."""
 
+    rows = {x: truncated_geometric(alpha, m, x) for x in range(m + 1)}
+
     def body(x: int, ctx: Context) -> int:
-        return ctx.draw(truncated_geometric(alpha, m, x))
+        return ctx.draw(rows[x])
 
     return Program(
         name=f"truncated {alpha}-geometric over {{0..{m}}}",

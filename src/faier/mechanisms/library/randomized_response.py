@@ -18,10 +18,12 @@ def randomized_response(
     With the defaults (fair coins) the answer is ln(3)-DP.
     """
 
+    truthful, coin = bernoulli(truth), bernoulli(heads)
+
     def body(x: int, ctx: Context) -> int:
-        if ctx.draw(bernoulli(truth)):
+        if ctx.draw(truthful):
             return x
-        return 1 if ctx.draw(bernoulli(heads)) else 0
+        return 1 if ctx.draw(coin) else 0
 
     return Program(
         name=f"randomized response (truth {truth}, heads {heads})",
