@@ -1,101 +1,46 @@
 """The ``faier`` command: parses arguments, calls the API, prints; no logic of its own.
 
 Exit codes: 0 holds (or ε* computed), 1 violated, 2 bad input, 3 unknown.
+Foundation commands live here; each further engine registers its commands from
+its own module, listed in ``COMMAND_MODULES``.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
-from collections.abc import Callable
-from typing import Annotated, Any, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from faier import api
-from faier.errors import FaierError, InputError
+from faier.cli.common import (
+    DeltaOption,
+    HorizonOption,
+    JsonOption,
+    NameOption,
+    NeighboursOption,
+    SetOption,
+    StatesOption,
+    Target,
+    TimeoutOption,
+    app,
+    err,
+    error_line,
+    out,
+    parse_settings,
+    run_result,
+)
+from faier.errors import InputError
 from faier.examples import table2
 from faier.examples.registry import EXAMPLES
-from faier.report.terminal import render
-from faier.results import Result, Verdict
+from faier.results import Verdict
 
-app = typer.Typer(
-    add_completion=False,
-    no_args_is_help=True,
-    help="Exact verification of differential and Pufferfish privacy for discrete mechanisms.",
-)
-out = Console()
-err = Console(stderr=True)
-
-Target = Annotated[
-    str, typer.Argument(help="built-in example, model file (.yaml/.json) or mechanism file (.py)")
-]
-SetOption = Annotated[
-    list[str] | None, typer.Option("--set", help="example or model parameter NAME=VALUE")
-]
-HorizonOption = Annotated[
-    int | None,
-    typer.Option("--horizon", help="length of observation sequences / number of queries"),
-]
-NeighboursOption = Annotated[
-    str | None,
-    typer.Option(
-        "--neighbors", "--neighbours", help="every-query[:Δ], one-query[:Δ] or add-remove"
-    ),
-]
-DeltaOption = Annotated[Optional[str], typer.Option("--delta", help="δ for (ε, δ)-DP")]  # noqa: UP045
-JsonOption = Annotated[bool, typer.Option("--json", help="print machine-readable JSON")]
-TimeoutOption = Annotated[
-    float | None, typer.Option("--timeout", help="seconds before answering 'unknown'")
-]
-StatesOption = Annotated[
-    int | None, typer.Option("--max-states", help="state budget before answering 'unknown'")
-]
-NameOption = Annotated[str | None, typer.Option("--name", help="which mechanism of a Python file")]
-
-
-def _settings(pairs: list[str] | None) -> dict[str, str]:
-    settings: dict[str, str] = {}
-    for pair in pairs or []:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise InputError(f"--set needs NAME=VALUE, got {pair!r}", fix="e.g. --set n=5")
-        settings[name.strip()] = value.strip()
-    return settings
-
-
-def _error(message: str) -> None:
-    """One unwrapped line on stderr; ``[a, b]`` in a message is text, not rich markup."""
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-
-
-def _run(action: Callable[[], Result], as_json: bool) -> None:
-    """Run an API call; bad input becomes one message and exit 2."""
-    try:
-        with err.status("computing…", spinner="dots") if err.is_terminal else _null():
-            result = action()
-    except InputError as problem:
-        _error(problem.render())
-        raise typer.Exit(2) from None
-    except FaierError as problem:
-        _error(str(problem))
-        raise typer.Exit(2) from None
-    if as_json:
-        sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n")
-    else:
-        render(result, out)
-    raise typer.Exit(result.exit_code)
-
-
-class _null:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *args: Any) -> None:
-        return None
+COMMAND_MODULES: tuple[str, ...] = ()
+"""Modules that add commands to ``app`` when imported (one per further engine)."""
 
 
 @app.command()
@@ -111,10 +56,10 @@ def epsilon(
     name: NameOption = None,
 ) -> None:
     """Compute the exact privacy loss ε* (with --delta: the least ε with δ(ε) ≤ δ)."""
-    _run(
+    run_result(
         lambda: api.epsilon(
             target,
-            settings=_settings(set_),
+            settings=parse_settings(set_),
             neighbours=neighbors,
             horizon=horizon,
             delta=delta,
@@ -140,11 +85,11 @@ def verify(
     name: NameOption = None,
 ) -> None:
     """Decide whether TARGET is ε-private (exit 0 holds, 1 violated, 3 unknown, 2 bad input)."""
-    _run(
+    run_result(
         lambda: api.verify(
             target,
             eps,
-            settings=_settings(set_),
+            settings=parse_settings(set_),
             neighbours=neighbors,
             horizon=horizon,
             delta=delta,
@@ -240,12 +185,16 @@ def demo(as_json: JsonOption = False) -> None:
                 f"{result.statistics.seconds:.2f} s",
             )
     except InputError as problem:
-        _error(problem.render())
+        error_line(problem.render())
         raise typer.Exit(2) from None
     if as_json:
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
     else:
         wide.print(table)
+
+
+for _module in COMMAND_MODULES:
+    importlib.import_module(_module)
 
 
 def main() -> None:

@@ -1,0 +1,95 @@
+"""Shared pieces of the ``faier`` command: the app, consoles, options, runners.
+
+Each command module (``cli/main.py`` for the foundation commands, one module per
+further engine) imports ``app`` from here and registers its commands on it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from faier.errors import FaierError, InputError
+from faier.report.terminal import render
+from faier.results import Result
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Exact verification of differential and Pufferfish privacy for discrete mechanisms.",
+)
+out = Console()
+err = Console(stderr=True)
+
+Target = Annotated[
+    str, typer.Argument(help="built-in example, model file (.yaml/.json) or mechanism file (.py)")
+]
+SetOption = Annotated[
+    list[str] | None, typer.Option("--set", help="example or model parameter NAME=VALUE")
+]
+HorizonOption = Annotated[
+    int | None,
+    typer.Option("--horizon", help="length of observation sequences / number of queries"),
+]
+NeighboursOption = Annotated[
+    str | None,
+    typer.Option(
+        "--neighbors", "--neighbours", help="every-query[:Δ], one-query[:Δ] or add-remove"
+    ),
+]
+DeltaOption = Annotated[Optional[str], typer.Option("--delta", help="δ for (ε, δ)-DP")]  # noqa: UP045
+JsonOption = Annotated[bool, typer.Option("--json", help="print machine-readable JSON")]
+TimeoutOption = Annotated[
+    float | None, typer.Option("--timeout", help="seconds before answering 'unknown'")
+]
+StatesOption = Annotated[
+    int | None, typer.Option("--max-states", help="state budget before answering 'unknown'")
+]
+NameOption = Annotated[str | None, typer.Option("--name", help="which mechanism of a Python file")]
+
+
+def parse_settings(pairs: list[str] | None) -> dict[str, str]:
+    settings: dict[str, str] = {}
+    for pair in pairs or []:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise InputError(f"--set needs NAME=VALUE, got {pair!r}", fix="e.g. --set n=5")
+        settings[name.strip()] = value.strip()
+    return settings
+
+
+def error_line(message: str) -> None:
+    """One unwrapped line on stderr; ``[a, b]`` in a message is text, not rich markup."""
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+
+
+def run_result(action: Callable[[], Result], as_json: bool) -> None:
+    """Run an API call; bad input becomes one message and exit 2."""
+    try:
+        with err.status("computing…", spinner="dots") if err.is_terminal else NullContext():
+            result = action()
+    except InputError as problem:
+        error_line(problem.render())
+        raise typer.Exit(2) from None
+    except FaierError as problem:
+        error_line(str(problem))
+        raise typer.Exit(2) from None
+    if as_json:
+        sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n")
+    else:
+        render(result, out)
+    raise typer.Exit(result.exit_code)
+
+
+class NullContext:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *args: Any) -> None:
+        return None
