@@ -11,13 +11,25 @@ from faier.results import Verdict
 
 EXPECTED = {
     ("truncated ½-geometric", "ln 2-DP (Ex. 4.2)"): (Verdict.HOLDS, Fraction(2)),
-    ("truncated ½-geometric", "ln 2-Pufferfish, contagious (Ex. 4.3/4.4)"): (Verdict.VIOLATED, Fraction(4)),
-    ("truncated ½-geometric", "ln 2-Pufferfish, independent p=1/3 (Ex. 4.5)"): (Verdict.HOLDS, Fraction(2)),
+    ("truncated ½-geometric", "ln 2-Pufferfish, contagious (Ex. 4.3/4.4)"): (
+        Verdict.VIOLATED,
+        Fraction(4),
+    ),
+    ("truncated ½-geometric", "ln 2-Pufferfish, independent p=1/3 (Ex. 4.5)"): (
+        Verdict.HOLDS,
+        Fraction(2),
+    ),
     ("noisy max (ties first), n=3", "ln 2-DP (Ex. 6.1)"): (Verdict.VIOLATED, Fraction(8)),
     ("noisy max (ties uniform), n=3", "ln 2-DP (§6.2.2)"): (Verdict.VIOLATED, Fraction(24, 7)),
     ("noisy max (ties uniform), n=5", "1.372-DP (conf. §7)"): (Verdict.VIOLATED, Fraction(288, 73)),
-    ("noisy max (ties uniform), n=3", "ln 2-Pufferfish, independent diseases (Ex. 6.2)"): (Verdict.HOLDS, Fraction(79, 49)),
-    ("noisy max (ties uniform), n=3", "ln 2-Pufferfish, contagious A (Ex. 6.3)"): (Verdict.VIOLATED, Fraction(287, 107)),
+    ("noisy max (ties uniform), n=3", "ln 2-Pufferfish, independent diseases (Ex. 6.2)"): (
+        Verdict.HOLDS,
+        Fraction(79, 49),
+    ),
+    ("noisy max (ties uniform), n=3", "ln 2-Pufferfish, contagious A (Ex. 6.3)"): (
+        Verdict.VIOLATED,
+        Fraction(287, 107),
+    ),
     ("noisy max (max value), n=5", "ln 2-DP, one query ±1 (notes)"): (Verdict.HOLDS, Fraction(2)),
     ("above threshold", "4 ln 2-DP, 5 queries (Alg. 4)"): (Verdict.VIOLATED, Fraction(32)),
 }

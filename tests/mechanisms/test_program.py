@@ -8,8 +8,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-import reference as ref
 
+import reference as ref
 from faier.engines.exact import epsilon
 from faier.engines.problem import Problem
 from faier.errors import MechanismError
@@ -32,8 +32,12 @@ def test_enumerate_paths_covers_every_choice_once() -> None:
 
     paths = list(enumerate_paths(body))
     assert len(paths) == 4 and sum(p for _, p in paths) == 1
-    assert distribution_of(body).as_dict() == {"a": Fraction(1, 3), "x": Fraction(2, 9),
-                                               "y": Fraction(2, 9), "z": Fraction(2, 9)}
+    assert distribution_of(body).as_dict() == {
+        "a": Fraction(1, 3),
+        "x": Fraction(2, 9),
+        "y": Fraction(2, 9),
+        "z": Fraction(2, 9),
+    }
 
 
 @pytest.mark.parametrize("ties", ["first", "uniform", "value"])
@@ -82,13 +86,20 @@ def test_to_hmm_gives_the_same_epsilon_as_distribution_mode() -> None:
         for a in names
         for b in names
         if a < b
-        and all(abs(int(u) - int(v)) <= 1 for u, v in zip(a[1:-1].split(","), b[1:-1].split(","), strict=True))
+        and all(
+            abs(int(u) - int(v)) <= 1
+            for u, v in zip(a[1:-1].split(","), b[1:-1].split(","), strict=True)
+        )
     )
     # The HMM's named initial distributions are point masses on start states.
     as_initial = tuple(
         Comparison(
-            Distribution.of({s: p for s, p in zip(hmm.states, hmm.initial[c.left_name], strict=True) if p}),
-            Distribution.of({s: p for s, p in zip(hmm.states, hmm.initial[c.right_name], strict=True) if p}),
+            Distribution.of(
+                {s: p for s, p in zip(hmm.states, hmm.initial[c.left_name], strict=True) if p}
+            ),
+            Distribution.of(
+                {s: p for s, p in zip(hmm.states, hmm.initial[c.right_name], strict=True) if p}
+            ),
             c.left_name,
             c.right_name,
         )
@@ -103,14 +114,18 @@ def test_user_code_errors_name_the_mechanism() -> None:
         raise ZeroDivisionError("oops")
 
     mechanism: StepProgram[int, int] = StepProgram("boom", lambda x: 0, boom, grid(1, 1))
-    with pytest.raises(MechanismError, match="boom.*ZeroDivisionError"):
+    with pytest.raises(MechanismError, match=r"boom.*ZeroDivisionError"):
         mechanism.output_distribution((0,))
 
     def loop(state, ctx):  # type: ignore[no-untyped-def]
         return state
 
-    forever: StepProgram[int, int] = StepProgram("loop", lambda x: 0, loop, grid(1, 1), max_steps=50)
+    forever: StepProgram[int, int] = StepProgram(
+        "loop", lambda x: 0, loop, grid(1, 1), max_steps=50
+    )
     with pytest.raises(MechanismError, match="did not stop"):
         forever.output_distribution((0,))
     assert Done(1).output == 1
-    assert isinstance(Program("p", lambda x, ctx: x, grid(1, 1)).output_distribution((0,)), Distribution)
+    assert isinstance(
+        Program("p", lambda x, ctx: x, grid(1, 1)).output_distribution((0,)), Distribution
+    )

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-import reference as ref
 
+import reference as ref
 from faier.errors import SpecError
 from faier.privacy.datamodel import Attribute, Contagious, DataModel, Independent, Secret
 

@@ -17,7 +17,9 @@ from faier.privacy.neighbours import (
 )
 
 
-def brute(relation: EveryQuery | OneQuery, inputs: list[tuple[int, ...]]) -> set[tuple[tuple[int, ...], tuple[int, ...]]]:
+def brute(
+    relation: EveryQuery | OneQuery, inputs: list[tuple[int, ...]]
+) -> set[tuple[tuple[int, ...], tuple[int, ...]]]:
     return {(x, y) for x in inputs for y in inputs if relation.related(x, y)}
 
 

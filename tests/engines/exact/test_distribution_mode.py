@@ -5,8 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-import reference as ref
 
+import reference as ref
 from faier import api
 from faier.engines.exact import epsilon, verify
 from faier.engines.problem import Problem

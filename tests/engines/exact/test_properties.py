@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from faier.engines.exact import epsilon
 from faier.engines.problem import Problem
-from faier.mechanisms.program import Program
 from faier.mechanisms.inputs import InputSpace
+from faier.mechanisms.program import Program
 from faier.model.distribution import Distribution
 from faier.model.hmm import HMM
 from faier.privacy.neighbours import ExplicitPairs

@@ -6,8 +6,8 @@ import itertools
 from fractions import Fraction
 
 import pytest
-import reference as ref
 
+import reference as ref
 from faier.engines.budget import Budget
 from faier.engines.exact import epsilon, verify
 from faier.engines.problem import Problem
