@@ -137,12 +137,48 @@ class HorizonRow:
 
 
 @dataclass(frozen=True)
+class UnboundedLoss:
+    """Why no finite ε exists: a transcript whose loss grows without bound, exactly."""
+
+    comparison: str
+    prefix: tuple[str, ...]
+    block: tuple[str, ...]
+    state: str
+    constant: Fraction
+    pi_rate: Fraction
+    tau_rate: Fraction
+
+    def lines(self) -> list[str]:
+        growth = "∞" if self.tau_rate == 0 else str(self.pi_rate / self.tau_rate)
+        return [
+            f"{self.comparison}: after the prefix [{' · '.join(self.prefix) or 'nothing'}]",
+            f"repeat the block [{' · '.join(self.block)}] k times",
+            f"π side: returns to {self.state} with probability {self.pi_rate} per block",
+            f"τ side: keeps at most {self.tau_rate} of its mass per block",
+            f"so the ratio is ≥ {self.constant}·({growth})^k → ∞",
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "comparison": self.comparison,
+            "prefix": list(self.prefix),
+            "block": list(self.block),
+            "state": self.state,
+            "constant": str(self.constant),
+            "pi_rate": str(self.pi_rate),
+            "tau_rate": str(self.tau_rate),
+        }
+
+
+@dataclass(frozen=True)
 class Statistics:
     """What the engine did: time, comparisons, explored states or sequences."""
 
     seconds: float = 0.0
     comparisons: int = 0
     explored: int = 0
+    pruned: int = 0
+    merged: int = 0
 
 
 @dataclass(frozen=True)
@@ -162,6 +198,7 @@ class Result:
     delta_star: Fraction | None = None
     reason: str | None = None
     statistics: Statistics = field(default_factory=Statistics)
+    certificate: UnboundedLoss | None = None
 
     @property
     def exit_code(self) -> int:
@@ -186,6 +223,8 @@ class Result:
         out["witness"] = self.witness.to_json() if self.witness else None
         if self.horizons:
             out["horizons"] = [h.to_json() for h in self.horizons]
+        if self.certificate is not None:
+            out["certificate"] = self.certificate.to_json()
         out["method"] = self.method
         if self.reason:
             out["reason"] = self.reason
@@ -193,5 +232,7 @@ class Result:
         out["statistics"] = {
             "comparisons": self.statistics.comparisons,
             "explored": self.statistics.explored,
+            "pruned": self.statistics.pruned,
+            "merged": self.statistics.merged,
         }
         return out

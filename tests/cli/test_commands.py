@@ -195,25 +195,24 @@ def test_verify_noisy_max_three_queries_near_ln_24_7(eps: str, code: int) -> Non
     assert result.exit_code == code, result.output
 
 
-def test_verify_above_threshold_without_horizon_is_unknown() -> None:
-    # m=1 keeps the default search (horizons 1..6) fast; the question is the same.
-    data = run_json("verify", "above-threshold", "--set", "m=1", "--epsilon", "100", code=3)
-    assert data["verdict"] == "unknown"
-    assert data["epsilon_star"] is None
-    assert "horizon" in data["reason"]
-    assert "--horizon" in data["reason"]
-    ratios = [Fraction(h["ratio"]) for h in data["horizons"]]
-    assert ratios == [2**k for k in range(1, len(ratios) + 1)]
-    assert data["bounds"]["lower"]["ratio"] == str(ratios[-1])
+def test_verify_above_threshold_without_horizon_is_refuted_by_the_certificate() -> None:
+    data = run_json("verify", "above-threshold", "--epsilon", "100", code=1)
+    assert data["verdict"] == "violated"
+    assert data["epsilon_star"] == {"ratio": "inf", "value": "inf"}
+    certificate = data["certificate"]
+    assert certificate["block"] == ["answers 1 vs 2 → ⊥"]
+    assert (certificate["pi_rate"], certificate["tau_rate"]) == ("2/3", "1/3")
+    witness = data["witness"]
+    assert Fraction(witness["p"]) / Fraction(witness["q"]) > Fraction(10**43)
 
 
-def test_verify_above_threshold_without_horizon_text() -> None:
-    result = run("verify", "above-threshold", "--set", "m=1", "--epsilon", "100")
-    assert result.exit_code == 3
+def test_epsilon_above_threshold_without_horizon_is_infinite() -> None:
+    result = run("epsilon", "above-threshold")
+    assert result.exit_code == 0
     text = words(result.stdout)
-    assert "verdict unknown" in text
-    assert "give --horizon K" in text
-    assert "(lower bound)" in text
+    assert "ε* ∞" in text
+    assert "no finite ε" in text
+    assert "repeat the block [answers 1 vs 2 → ⊥]" in text
 
 
 def test_state_budget_ends_in_unknown_with_the_bounds_so_far() -> None:
@@ -233,9 +232,11 @@ def test_state_budget_ends_in_unknown_with_the_bounds_so_far() -> None:
 def test_timeout_ends_in_unknown() -> None:
     data = run_json(
         "verify",
-        "above-threshold",
+        "sparse-vector",
+        "--set",
+        "variant=isvt2",
         "--horizon",
-        "8",
+        "40",
         "--epsilon",
         "100",
         "--timeout",
@@ -334,7 +335,7 @@ def test_verify_json_contract(args: tuple[str, ...]) -> None:
     assert isinstance(data["epsilon"], str)
     assert isinstance(data["method"], str) and data["method"]
     assert isinstance(data["seconds"], float) and data["seconds"] >= 0
-    assert set(data["statistics"]) == {"comparisons", "explored"}
+    assert set(data["statistics"]) == {"comparisons", "explored", "pruned", "merged"}
     if data["verdict"] == "unknown":
         assert data["epsilon_star"] is None
         assert isinstance(data["reason"], str) and data["reason"]

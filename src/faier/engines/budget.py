@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from faier.errors import BudgetExceeded
 
@@ -16,15 +18,15 @@ class Budget:
     max_states: int | None = None
     started: float = field(default_factory=time.perf_counter)
     explored: int = 0
+    progress: Callable[[Any], None] | None = None
+    """Called by long searches with their counts (for a progress display)."""
 
     def spend(self, states: int = 1) -> None:
         """Count explored states; raise BudgetExceeded past either limit."""
         self.explored += states
         if self.max_states is not None and self.explored > self.max_states:
             raise BudgetExceeded(f"state budget of {self.max_states} exhausted")
-        crossed = self.explored // 256 != (self.explored - states) // 256
-        if self.timeout is not None and crossed and self.elapsed() > self.timeout:
-            raise BudgetExceeded(f"timeout of {self.timeout:g} s reached")
+        self.check_time()
 
     def check_time(self) -> None:
         """Raise BudgetExceeded once the deadline has passed."""

@@ -53,6 +53,9 @@ def render(result: Result, console: Console) -> None:
         heading = "counterexample" if result.verdict is Verdict.VIOLATED else "witness"
         for i, line in enumerate(witness_lines(result.witness)):
             table.add_row(heading if i == 0 else "", Text(line))
+    if result.certificate is not None:
+        for i, line in enumerate(result.certificate.lines()):
+            table.add_row("no finite ε" if i == 0 else "", Text(line))
     if result.reason:
         table.add_row("reason", Text(result.reason))
     table.add_row("method", result.method)

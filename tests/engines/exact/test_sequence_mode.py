@@ -11,7 +11,9 @@ import reference as ref
 from faier.engines.budget import Budget
 from faier.engines.exact import epsilon, verify
 from faier.engines.problem import Problem
+from faier.mechanisms.interactive import HALTED, Interactive
 from faier.mechanisms.library.above_threshold import above_threshold
+from faier.model.distribution import bernoulli
 from faier.privacy.budget import Epsilon
 from faier.privacy.specs import InteractiveDP
 from faier.results import Verdict
@@ -38,18 +40,63 @@ def test_above_threshold_refutes_four_ln2_from_five_queries() -> None:
     assert w.p / w.q == 32
 
 
-def test_no_horizon_gives_unknown_when_not_violated() -> None:
+def test_no_horizon_uses_the_unbounded_loss_certificate() -> None:
     result = verify(at_problem(None), Epsilon.parse("100"))
-    assert result.verdict is Verdict.UNKNOWN
-    assert result.reason is not None and "unknown beyond" in result.reason
+    assert result.verdict is Verdict.VIOLATED
+    assert result.certificate is not None
+    assert result.certificate.block == ("answers 1 vs 2 → ⊥",)
+    assert (result.certificate.pi_rate, result.certificate.tau_rate) == (
+        Fraction(2, 3),
+        Fraction(1, 3),
+    )
+    w = result.witness
+    assert w is not None and w.p / w.q > Fraction(10**43)
     assert verify(at_problem(None), Epsilon.parse("ln(4)")).verdict is Verdict.VIOLATED
 
 
-def test_epsilon_without_horizon_is_a_lower_bound() -> None:
+def test_epsilon_without_horizon_is_infinite_with_a_certificate() -> None:
     result = epsilon(Problem("at", above_threshold(), InteractiveDP(1)))
-    assert result.epsilon_star is None
-    assert result.lower_bound is not None and result.lower_bound.ratio == 64
-    assert result.exit_code == 3
+    assert result.epsilon_star is not None and result.epsilon_star.infinite
+    assert [h.loss.ratio for h in result.horizons] == [2**k for k in range(1, 7)]
+    assert result.exit_code == 0
+
+
+def one_noisy_answer() -> Interactive:
+    """Randomized response on the first answer, then a constant '·' forever: ε* = ln 3."""
+
+    def step(state, answer, ctx):  # type: ignore[no-untyped-def]
+        if state == "fresh":
+            truthful = ctx.draw(bernoulli(Fraction(1, 2)))
+            coin = ctx.draw(bernoulli(Fraction(1, 2)))
+            return "done", str(answer if truthful else int(coin))
+        return "done", "·"
+
+    return Interactive("once", (0, 1), {"start": "fresh"}, step)
+
+
+def test_looping_mechanism_without_certificate_stays_unknown_beyond_the_horizon() -> None:
+    problem = Problem("once", one_noisy_answer(), InteractiveDP(1))
+    result = epsilon(problem)
+    assert result.epsilon_star is None and result.certificate is None
+    assert result.lower_bound is not None and result.lower_bound.ratio == 3
+    assert result.reason is not None and "unknown beyond" in result.reason
+    assert verify(problem, Epsilon.parse("ln(3)")).verdict is Verdict.UNKNOWN
+    assert verify(problem, Epsilon.parse("ln(2)")).verdict is Verdict.VIOLATED
+    bounded = epsilon(Problem("once", one_noisy_answer(), InteractiveDP(1), 4))
+    assert bounded.epsilon_star is not None and bounded.epsilon_star.ratio == 3
+
+
+def test_runs_that_all_halt_give_an_exact_answer_without_a_horizon() -> None:
+    def step(state, answer, ctx):  # type: ignore[no-untyped-def]
+        truthful = ctx.draw(bernoulli(Fraction(1, 2)))
+        coin = ctx.draw(bernoulli(Fraction(1, 2)))
+        return HALTED, str(answer if truthful else int(coin))
+
+    result = epsilon(
+        Problem("rr", Interactive("rr", (0, 1), {"start": "s"}, step), InteractiveDP(1))
+    )
+    assert result.epsilon_star is not None and result.epsilon_star.ratio == 3
+    assert result.reason is None and result.certificate is None
 
 
 def test_state_budget_ends_in_unknown_with_sound_bounds() -> None:

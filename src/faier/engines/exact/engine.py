@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from faier.engines.budget import Budget
-from faier.engines.exact import distribution_mode, sequence_mode
+from faier.engines.exact import branch_and_bound, certificate, distribution_mode, sequence_mode
 from faier.engines.exact.losses import (
     Event,
     Transcript,
@@ -30,7 +30,7 @@ from faier.model.distribution import Distribution
 from faier.model.hmm import HMM
 from faier.privacy.budget import Epsilon
 from faier.privacy.specs import Comparison, InteractiveDP
-from faier.results import HorizonRow, Loss, Result, Statistics, Verdict, Witness
+from faier.results import HorizonRow, Loss, Result, Statistics, UnboundedLoss, Verdict, Witness
 
 Outcomes = dict[Transcript, tuple[Fraction, Fraction]]
 
@@ -49,6 +49,9 @@ class Analysis:
     comparisons: int = 0
     method: str = ""
     recheck: Any = None
+    counts: branch_and_bound.SearchCounts = field(default_factory=branch_and_bound.SearchCounts)
+    certificate: certificate.Certificate | None = None
+    sequences: Any = None
 
 
 def _json_input(x: Hashable) -> Any:
@@ -133,14 +136,34 @@ def _analyse_sequences(
     system, comparisons, horizon, bounded = _sequence_setup(problem, budget)
     analysis.bounded = bounded
     analysis.comparisons = len(comparisons)
-    analysis.method = f"exact: exhaustive sequence search up to horizon {horizon}"
     state = sequence_mode.SearchState(horizon, [None] * (horizon + 1))
     finished = False
     try:
-        sequence_mode.search(
-            system, comparisons, horizon, budget, state, collect_leaves=collect_leaves
-        )
+        if collect_leaves:
+            analysis.method = f"exact: exhaustive sequence search up to horizon {horizon}"
+            sequence_mode.search(system, comparisons, horizon, budget, state, collect_leaves=True)
+        else:
+            analysis.method = (
+                f"exact: sequence search with merging"
+                f"{' and pruning' if branch_and_bound.is_symmetric(system) else ''}"
+                f" up to horizon {horizon}"
+            )
+            branch_and_bound.merged_search(
+                system,
+                comparisons,
+                horizon,
+                budget,
+                state,
+                counts=analysis.counts,
+                progress=budget.progress,
+            )
         finished = True
+        analysis.sequences = (system, comparisons)
+        if not bounded and not collect_leaves:
+            if not analysis.counts.cut:
+                analysis.bounded = True  # every run ended before the horizon: nothing beyond
+            else:
+                analysis.certificate = certificate.find_certificate(system, comparisons)
     finally:
         for k, record in enumerate(sequence_mode.cumulative(state), start=1):
             if record is None:
@@ -201,6 +224,57 @@ def _recheck(problem: Problem, analysis: Analysis) -> None:
         )
 
 
+def _unbounded(analysis: Analysis) -> UnboundedLoss | None:
+    """The certificate in the mechanism's terms, for the result."""
+    cert = analysis.certificate
+    if cert is None:
+        return None
+    system, comparisons = analysis.sequences
+
+    def show(path: tuple[int, ...]) -> tuple[str, ...]:
+        out = []
+        for sym in path:
+            step = system.symbols[sym]
+            answers = (
+                "" if step.answers is None else f"answers {step.answers[0]} vs {step.answers[1]} → "
+            )
+            out.append(answers + step.observation)
+        return tuple(out)
+
+    return UnboundedLoss(
+        comparison=comparisons[cert.comparison].comparison.left_name,
+        prefix=show(cert.prefix),
+        block=show(cert.block),
+        state=system.state_names[cert.state] if system.state_names else f"state {cert.state}",
+        constant=cert.constant,
+        pi_rate=cert.pi_rate,
+        tau_rate=cert.tau_rate,
+    )
+
+
+def _certified_witness(analysis: Analysis, eps: Epsilon) -> Witness:
+    """A transcript from the certificate whose exactly recomputed loss exceeds e^ε."""
+    cert = analysis.certificate
+    assert cert is not None
+    system, comparisons = analysis.sequences
+    comparison = comparisons[cert.comparison]
+    path = cert.path(cert.repetitions_for(eps))
+    p, q = sequence_mode.recompute(system, comparison, path)
+    if not eps.exceeded_by(None if q == 0 else p / q):
+        raise FaierError("internal error: the unbounded-loss certificate did not reproduce")
+    return sequence_mode.sequence_witness(system, comparison, path, p, q)
+
+
+def _statistics(started: float, analysis: Analysis, budget: Budget) -> Statistics:
+    return Statistics(
+        seconds=time.perf_counter() - started,
+        comparisons=analysis.comparisons,
+        explored=budget.explored,
+        pruned=analysis.counts.pruned,
+        merged=analysis.counts.merged,
+    )
+
+
 def _describe(problem: Problem) -> str:
     text = problem.privacy.describe()
     if problem.horizon is not None and problem.is_sequential:
@@ -220,10 +294,14 @@ def epsilon(
     witness = analysis.witness
     if delta and analysis.complete:
         epsilon_star, witness = _epsilon_for_delta(analysis, delta)
-    stats = Statistics(time.perf_counter() - started, analysis.comparisons, budget.explored)
+    stats = _statistics(started, analysis, budget)
     reason = analysis.reason
     known = analysis.complete and analysis.bounded
-    if analysis.complete and not analysis.bounded:
+    method = analysis.method
+    if analysis.certificate is not None and not delta:
+        epsilon_star, known = Loss(None), True
+        method += "; no finite ε: unbounded-loss certificate"
+    elif analysis.complete and not analysis.bounded:
         reason = (
             f"ε*(k) computed exactly for k ≤ {len(analysis.horizons) or 0}; unknown beyond "
             "(give --horizon K to ask about K queries)"
@@ -231,7 +309,7 @@ def epsilon(
     return Result(
         target=problem.name,
         privacy=_describe(problem),
-        method=analysis.method,
+        method=method,
         delta=delta,
         epsilon_star=epsilon_star if known else None,
         lower_bound=None if known else epsilon_star,
@@ -239,6 +317,7 @@ def epsilon(
         horizons=tuple(analysis.horizons),
         reason=None if known else reason,
         statistics=stats,
+        certificate=_unbounded(analysis) if not delta else None,
     )
 
 
@@ -298,6 +377,10 @@ def verify(
     if violated and delta is None and analysis.horizons:
         first = next(h for h in analysis.horizons if eps.exceeded_by(h.loss.ratio))
         witness = first.witness
+    method = analysis.method
+    if not violated and delta is None and analysis.certificate is not None:
+        violated, witness = True, _certified_witness(analysis, eps)
+        method += "; transcript from the unbounded-loss certificate"
     if violated:
         verdict, reason = Verdict.VIOLATED, None
     elif analysis.complete and analysis.bounded:
@@ -314,15 +397,24 @@ def verify(
     return Result(
         target=problem.name,
         privacy=_describe(problem),
-        method=analysis.method,
+        method=method,
         verdict=verdict,
         epsilon=str(eps),
         delta=delta,
-        epsilon_star=analysis.worst if known and delta is None else None,
-        lower_bound=analysis.worst if not known and delta is None else None,
+        epsilon_star=(
+            Loss(None)
+            if analysis.certificate is not None and delta is None
+            else analysis.worst
+            if known and delta is None
+            else None
+        ),
+        lower_bound=(
+            analysis.worst if not known and delta is None and analysis.certificate is None else None
+        ),
         witness=witness if verdict is Verdict.VIOLATED or delta is None else None,
         horizons=tuple(analysis.horizons),
         delta_star=delta_star,
         reason=reason,
-        statistics=Statistics(time.perf_counter() - started, analysis.comparisons, budget.explored),
+        statistics=_statistics(started, analysis, budget),
+        certificate=_unbounded(analysis) if delta is None else None,
     )

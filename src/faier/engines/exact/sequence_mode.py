@@ -49,6 +49,7 @@ class SequenceSystem:
     left: tuple[Rows, ...]
     right: tuple[Rows, ...]
     halted: int | None = None
+    state_names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ def hmm_system(hmm: HMM) -> SequenceSystem:
             )
         matrices.append(tuple(rows))
     symbols = tuple(StepSymbol(name) for name in hmm.observations)
-    return SequenceSystem(n, symbols, tuple(matrices), tuple(matrices))
+    return SequenceSystem(n, symbols, tuple(matrices), tuple(matrices), None, hmm.states)
 
 
 def hmm_comparisons(
@@ -124,7 +125,8 @@ def interactive_system(
     symbols.append(StepSymbol(automaton.observations[0]))
     left.append(end_rows)
     right.append(end_rows)
-    system = SequenceSystem(n, tuple(symbols), tuple(left), tuple(right), automaton.halted)
+    names = tuple(repr(state) for state in automaton.states)
+    system = SequenceSystem(n, tuple(symbols), tuple(left), tuple(right), automaton.halted, names)
     return system, dict(automaton.starts)
 
 
