@@ -32,6 +32,7 @@ EXPECTED = {
     ),
     ("noisy max (max value), n=5", "ln 2-DP, one query ±1 (notes)"): (Verdict.HOLDS, Fraction(2)),
     ("above threshold", "4 ln 2-DP, 5 queries (Alg. 4)"): (Verdict.VIOLATED, Fraction(32)),
+    ("above threshold", "10-DP, unboundedly many queries (§6.3)"): (Verdict.VIOLATED, None),
 }
 
 

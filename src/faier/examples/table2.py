@@ -99,6 +99,13 @@ CASES: tuple[Case, ...] = (
         horizon=5,
         paper="✗ ⊥⊥⊥⊥⊤",
     ),
+    Case(
+        "above threshold",
+        "10-DP, unboundedly many queries (§6.3)",
+        "above-threshold",
+        "10",
+        paper="✗ for every ε (by hand)",
+    ),
 )
 
 NEIGHBOURS = {"noisy max (max value), n=5": "one-query"}
