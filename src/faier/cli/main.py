@@ -39,7 +39,7 @@ from faier.examples import table2
 from faier.examples.registry import EXAMPLES
 from faier.results import Verdict
 
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("faier.cli.check",)
 """Modules that add commands to ``app`` when imported (one per further engine)."""
 
 
@@ -174,6 +174,9 @@ def demo(as_json: JsonOption = False) -> None:
             star = "" if loss is None else loss.show()
             violated = result.verdict is Verdict.VIOLATED
             witness = result.witness.short() if result.witness and violated else ""
+            if result.certificate is not None:
+                growth = result.certificate.pi_rate / result.certificate.tau_rate
+                witness = f"({' · '.join(result.certificate.block)})^k: ratio ≥ c·{growth}^k"
             verdict = result.verdict.value if result.verdict else ""
             table.add_row(
                 case.mechanism,

@@ -84,12 +84,12 @@ def _multiply(x: Matrix, y: Rows) -> Matrix:
 
 
 def _blocks(system: SequenceSystem) -> list[tuple[tuple[int, ...], Matrix, Matrix]]:
-    singles = [
+    singles: list[tuple[tuple[int, ...], Matrix, Matrix]] = [
         ((sym,), _as_matrix(system.left[sym]), _as_matrix(system.right[sym]))
         for sym in range(len(system.symbols))
         if any(system.left[sym])
     ]
-    out = list(singles)
+    out: list[tuple[tuple[int, ...], Matrix, Matrix]] = list(singles)
     if MAX_BLOCK >= 2:
         for first, left, right in singles:
             for sym in range(len(system.symbols)):
@@ -122,10 +122,12 @@ def _reachable(
 ) -> list[tuple[int, tuple[int, ...], SparseVector, SparseVector]]:
     """Prefixes reaching each distinct pair of supports (breadth first, exact vectors)."""
     seen: set[tuple[frozenset[int], frozenset[int]]] = set()
-    found = []
-    layer = [(i, (), dict(c.a0), dict(c.b0)) for i, c in enumerate(comparisons)]
+    found: list[tuple[int, tuple[int, ...], SparseVector, SparseVector]] = []
+    layer: list[tuple[int, tuple[int, ...], SparseVector, SparseVector]] = [
+        (i, (), dict(c.a0), dict(c.b0)) for i, c in enumerate(comparisons)
+    ]
     for _ in range(depth + 1):
-        following = []
+        following: list[tuple[int, tuple[int, ...], SparseVector, SparseVector]] = []
         for index, path, a, b in layer:
             key = (frozenset(s for s, x in a.items() if x), frozenset(s for s, x in b.items() if x))
             if key in seen or len(seen) >= MAX_SUPPORT_PAIRS:

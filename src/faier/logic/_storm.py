@@ -1,0 +1,177 @@
+"""The one place faier talks to Storm (stormpy 2.0): exact models, path probabilities.
+
+Models are built with ``stormpy.Rational`` entries, so Storm answers in exact
+rationals.  Storm 2.0's LTL engine sometimes fails when asked for every
+state at once ("Invalid item count ... of state labeling"); faier then asks
+state by state, which works.  A path formula reaches Storm with each of its maximal state
+subformulas replaced by a fresh label whose states faier computed itself,
+and fully parenthesised: Storm's prefix operators reach as far right as
+they can (``F "a" & "b"`` is ``F ("a" & "b")``), faier's do not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from functools import cache
+from types import ModuleType
+from typing import Any, Literal
+
+from faier.errors import FaierError
+from faier.logic.syntax import (
+    And,
+    Finally,
+    Formula,
+    Globally,
+    Implies,
+    Next,
+    Not,
+    Or,
+    Until,
+    is_state_formula,
+    maximal_state_subformulas,
+)
+from faier.model.chains import MDP, MarkovChain
+
+Optimum = Literal["min", "max"] | None
+
+
+class MissingStorm(FaierError):
+    """stormpy is not installed: dpCTL* needs it (``pip install 'faier[logic]'``)."""
+
+
+@cache
+def stormpy() -> ModuleType:
+    """The stormpy module, quiet; one clear error when it is missing."""
+    try:
+        import stormpy as module
+    except ImportError as exc:
+        raise MissingStorm(
+            "dpCTL* model checking needs stormpy: install it with pip install 'faier[logic]'"
+        ) from exc
+    module.developer.set_log_level(module.developer.LogLevel.OFF)
+    loaded: ModuleType = module
+    return loaded
+
+
+def to_fraction(value: Any) -> Fraction:
+    """A stormpy Rational as a Fraction (through its exact text)."""
+    return Fraction(str(value))
+
+
+def _wrap(node: Formula, labels: Mapping[Formula, str]) -> str:
+    text = storm_path(node, labels)
+    return text if node in labels else f"({text})"
+
+
+def _steps(bound: int | None) -> str:
+    return "" if bound is None else f"<={bound}"
+
+
+def storm_path(node: Formula, labels: Mapping[Formula, str]) -> str:
+    """Storm's text for a path formula whose state subformulas are the given labels."""
+    if node in labels:
+        return f'"{labels[node]}"'
+    if isinstance(node, Not):
+        return f"!{_wrap(node.operand, labels)}"
+    if isinstance(node, And):
+        return f"{_wrap(node.left, labels)} & {_wrap(node.right, labels)}"
+    if isinstance(node, Or):
+        return f"{_wrap(node.left, labels)} | {_wrap(node.right, labels)}"
+    if isinstance(node, Implies):
+        return f"!{_wrap(node.left, labels)} | {_wrap(node.right, labels)}"
+    if isinstance(node, Next):
+        return f"X {_wrap(node.operand, labels)}"
+    if isinstance(node, Until):
+        left, right = _wrap(node.left, labels), _wrap(node.right, labels)
+        return f"{left} U{_steps(node.bound)} {right}"
+    if isinstance(node, Finally):
+        return f"F{_steps(node.bound)} {_wrap(node.operand, labels)}"
+    if isinstance(node, Globally):
+        if node.bound is None:
+            return f"G {_wrap(node.operand, labels)}"
+        return f"!(F<={node.bound} !{_wrap(node.operand, labels)})"
+    raise AssertionError(f"not a path formula over labels: {node!r}")
+
+
+class StormSystem:
+    """A chain or MDP held in Storm as an exact matrix; each question adds its own labels."""
+
+    def __init__(self, system: MarkovChain | MDP) -> None:
+        sp = stormpy()
+        self.system = system
+        self.index = {state: i for i, state in enumerate(system.states)}
+        n = len(system.states)
+        rational = sp.Rational
+        if isinstance(system, MarkovChain):
+            builder = sp.datastructures.SparseMatrixBuilder[rational](rows=n, columns=n)
+            for i, state in enumerate(system.states):
+                for j, p in sorted(
+                    (self.index[t], p) for t, p in system.transitions[state].items()
+                ):
+                    builder.add_next_value(i, j, rational(p))
+        else:
+            rows = sum(len(system.actions[s]) for s in system.states)
+            builder = sp.datastructures.SparseMatrixBuilder[rational](
+                rows=rows, columns=n, has_custom_row_grouping=True, row_groups=n
+            )
+            row = 0
+            for state in system.states:
+                builder.new_row_group(row)
+                for distribution in system.actions[state].values():
+                    for j, p in sorted((self.index[t], p) for t, p in distribution.items()):
+                        builder.add_next_value(row, j, rational(p))
+                    row += 1
+        self.matrix = builder.build()
+
+    def _model(self, sets: Mapping[str, frozenset[str]], initial: list[int] | None = None) -> Any:
+        sp = stormpy()
+        n = len(self.index)
+        labelling = sp.models.StateLabeling(n)
+        labelling.add_label("init")
+        for i in range(n) if initial is None else initial:
+            labelling.add_label_to_state("init", i)
+        for name, members in sets.items():
+            labelling.add_label(name)
+            for state in members:
+                labelling.add_label_to_state(name, self.index[state])
+        components = sp.models.SparseModelComponents[sp.Rational](
+            transition_matrix=self.matrix, state_labeling=labelling
+        )
+        if isinstance(self.system, MarkovChain):
+            return sp.models.SparseDtmc[sp.Rational](components)
+        return sp.models.SparseMdp[sp.Rational](components)
+
+    def probabilities(
+        self, path: Formula, sat: Mapping[Formula, frozenset[str]], optimum: Optimum = None
+    ) -> dict[str, Fraction]:
+        """Pr(s, path) for every state s, exactly (min/max over schedulers on an MDP).
+
+        ``sat`` gives the states satisfying each maximal state subformula.
+        """
+        if is_state_formula(path):
+            inside = sat[path]
+            return {s: Fraction(int(s in inside)) for s in self.system.states}
+        if isinstance(self.system, MDP) and optimum is None:
+            raise ValueError("an MDP needs optimum='min' or 'max'")
+        subformulas = maximal_state_subformulas(path)
+        labels = {node: f"f{i}" for i, node in enumerate(subformulas)}
+        sets = {labels[node]: sat[node] for node in subformulas}
+        operator = "P" if isinstance(self.system, MarkovChain) else f"P{optimum}"
+        text = f"{operator}=? [{storm_path(path, labels)}]"
+        sp = stormpy()
+        prop = sp.parse_property(text)
+        try:
+            values = sp.model_checking(self._model(sets), prop).get_value_vector()
+        except RuntimeError as exc:
+            if "Invalid item count" not in str(exc):
+                raise FaierError(f"Storm failed on {text}: {exc}") from None
+            return {
+                state: to_fraction(
+                    sp.model_checking(
+                        self._model(sets, [i]), prop, only_initial_states=True
+                    ).get_value(i)
+                )
+                for state, i in self.index.items()
+            }
+        return {state: to_fraction(values[i]) for state, i in self.index.items()}

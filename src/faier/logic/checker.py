@@ -1,0 +1,215 @@
+"""``check``: a dpCTL* formula on a model, in the asked states, with the numbers behind it.
+
+Labels are checked against the model before anything is computed, so a
+misspelt label is a located input error, never a silently false formula.
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+from collections.abc import Sequence
+from fractions import Fraction
+
+from faier.errors import SpecError
+from faier.logic._evaluate import Evaluator, recheck
+from faier.logic._storm import Optimum
+from faier.logic.models import LogicModel
+from faier.logic.neighbours import NeighbourRelation, NeighbourSpec
+from faier.logic.outcome import CheckResult, Closeness, OperatorReport
+from faier.logic.parser import ParsedFormula, parse_formula
+from faier.logic.printer import format_formula
+from faier.logic.syntax import (
+    And,
+    Atom,
+    Diff,
+    Formula,
+    Implies,
+    Or,
+    Prob,
+    Query,
+    walk,
+)
+from faier.model.chains import MDP
+from faier.results import Verdict
+
+_OPTIMUM: dict[str, Optimum] = {"P": None, "Pmin": "min", "Pmax": "max"}
+WORD_LIMIT = 200_000
+"""Search nodes the exact action-word enumeration may visit per D before falling back."""
+
+
+def check(
+    model: LogicModel,
+    formula: str | ParsedFormula | Formula,
+    *,
+    neighbours: NeighbourSpec | NeighbourRelation | None = None,
+    state: str | Sequence[str] | None = None,
+    word_limit: int = WORD_LIMIT,
+) -> CheckResult:
+    """Decide ``formula`` in ``state`` (default: every initial state) of ``model``."""
+    started = time.perf_counter()
+    parsed = _parsed(formula)
+    if neighbours is not None:
+        model = model.with_neighbours(neighbours)
+    focus = _focus(model, state)
+    _validate(model, parsed)
+    root = parsed.formula
+    evaluator = Evaluator(model, word_limit, focus, root)
+    if isinstance(root, Prob) and isinstance(root.test, Query):
+        optimum: Optimum = _OPTIMUM[root.test.kind]
+        values = evaluator.values(root.path, optimum)
+        return CheckResult(
+            model.name,
+            model.kind,
+            format_formula(root),
+            model.neighbours.describe(),
+            (),
+            None,
+            _reports(evaluator, parsed, focus),
+            tuple((s, values[s]) for s in focus),
+            seconds=time.perf_counter() - started,
+        )
+    truth = evaluator.truth(root)
+    verdicts = tuple((s, truth.verdict(s)) for s in focus)
+    overall = _overall([v for _, v in verdicts])
+    witness = None
+    if overall is Verdict.VIOLATED:
+        failing = next(s for s, v in verdicts if v is Verdict.VIOLATED)
+        witness = _explain(evaluator, root, failing)
+    reports = _reports(evaluator, parsed, focus)
+    reason = None
+    if overall is Verdict.UNKNOWN:
+        reason = next(
+            (row.reason for report in reports for row in report.rows if row.reason),
+            "a subformula is undecided",
+        )
+    return CheckResult(
+        model.name,
+        model.kind,
+        format_formula(root),
+        model.neighbours.describe(),
+        verdicts,
+        overall,
+        reports,
+        witness=witness,
+        reason=reason,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def probabilities(
+    model: LogicModel, path: str | Formula, *, optimum: Optimum = None
+) -> dict[str, Fraction]:
+    """Exact Pr(s, path) for every state (``optimum`` 'min'/'max' on an MDP; default max)."""
+    parsed = parse_formula(path, path=True) if isinstance(path, str) else ParsedFormula(path, "")
+    _validate(model, parsed)
+    return Evaluator(model, WORD_LIMIT).values(parsed.formula, optimum)
+
+
+def _parsed(formula: str | ParsedFormula | Formula) -> ParsedFormula:
+    if isinstance(formula, ParsedFormula):
+        return formula
+    if isinstance(formula, str):
+        return parse_formula(formula)
+    return parse_formula(format_formula(formula))
+
+
+def _focus(model: LogicModel, state: str | Sequence[str] | None) -> tuple[str, ...]:
+    if state is None:
+        return model.initial
+    wanted = (state,) if isinstance(state, str) else tuple(state)
+    known = model.system.states
+    for name in wanted:
+        if name not in known:
+            close = difflib.get_close_matches(name, list(known), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise SpecError(
+                f"{name!r} is not a state of {model.name}",
+                where="--state",
+                fix=f"{hint}states are {', '.join(known[:12])}"
+                + (f", ... ({len(known)} in all)" if len(known) > 12 else ""),
+            )
+    return wanted
+
+
+def _validate(model: LogicModel, parsed: ParsedFormula) -> None:
+    labels = model.label_sets()
+    has_pairs = bool(model.neighbours.pairs)
+    for path, node in walk(parsed.formula):
+        if isinstance(node, Atom) and node.name not in labels:
+            close = difflib.get_close_matches(node.name, list(labels), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise parsed.error(
+                path,
+                f"unknown label {node.name!r}",
+                f"{hint}labels of {model.name} are {', '.join(labels) or '(none)'}",
+            )
+        if isinstance(node, Diff) and not has_pairs:
+            raise parsed.error(
+                path,
+                "D compares each state with its neighbours, but no neighbour relation is given",
+                "give one, e.g. --neighbors 'a~b' or --neighbors '@in0~@in1'",
+            )
+        if (
+            isinstance(node, Prob)
+            and isinstance(node.test, Query)
+            and node.test.kind == "P"
+            and isinstance(model.system, MDP)
+        ):
+            raise parsed.error(
+                path,
+                "on an MDP the probability depends on the scheduler",
+                "ask Pmin=? [...] or Pmax=? [...]",
+            )
+
+
+def _overall(verdicts: list[Verdict]) -> Verdict:
+    if Verdict.VIOLATED in verdicts:
+        return Verdict.VIOLATED
+    if all(v is Verdict.HOLDS for v in verdicts):
+        return Verdict.HOLDS
+    return Verdict.UNKNOWN
+
+
+def _explain(evaluator: Evaluator, node: Formula, state: str) -> Closeness | None:
+    """The failing D comparison that makes ``node`` false in ``state``, when there is one.
+
+    Only conjunctions, disjunctions and implications are looked through: a
+    negated D that fails holds for every neighbour, so no single pair explains it.
+    """
+    if state not in evaluator.truth(node).unsat:
+        return None
+    if isinstance(node, And | Or):
+        return _explain(evaluator, node.left, state) or _explain(evaluator, node.right, state)
+    if isinstance(node, Implies):
+        return _explain(evaluator, node.right, state)
+    if isinstance(node, Diff):
+        witness = evaluator.operators[node].rows[state].closest
+        if witness is not None and not witness.holds:
+            recheck(evaluator, node, witness)
+        return witness
+    return None
+
+
+def _reports(
+    evaluator: Evaluator, parsed: ParsedFormula, focus: tuple[str, ...]
+) -> tuple[OperatorReport, ...]:
+    out: list[OperatorReport] = []
+    seen: set[Formula] = set()
+    for _, node in walk(parsed.formula):
+        if not isinstance(node, Prob | Diff) or node in seen or node not in evaluator.operators:
+            continue
+        seen.add(node)
+        operator = evaluator.operators[node]
+        total = len(operator.rows)
+        out.append(
+            OperatorReport(
+                format_formula(node),
+                "D" if isinstance(node, Diff) else "P",
+                len(operator.truth.sat),
+                total - len(operator.truth.sat) - len(operator.truth.unsat),
+                total,
+                tuple(operator.rows[s] for s in focus),
+            )
+        )
+    return tuple(out)

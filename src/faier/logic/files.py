@@ -1,0 +1,190 @@
+"""faier's own Markov chain / MDP files for dpCTL* (YAML or JSON; see docs/LOGIC.md).
+
+A file has ``transitions`` (a Markov chain) or ``actions`` (an MDP), never
+both.  Every mistake is a :class:`~faier.errors.ModelError` naming the file,
+the place inside it and the fix; a repeated key is an error, never silently
+the last one.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Hashable, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from faier.errors import ModelError, SpecError
+from faier.logic.models import LogicModel, logic_model, markov_chain, mdp
+from faier.logic.neighbours import neighbour_spec_from_data
+
+KEYS = (
+    "name",
+    "description",
+    "states",
+    "initial",
+    "labels",
+    "transitions",
+    "actions",
+    "neighbours",
+)
+SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def load_model_file(path: str | Path) -> LogicModel:
+    """Read a chain/MDP file (``.yaml``, ``.yml`` or ``.json``)."""
+    source = str(path)
+    file = Path(path)
+    if file.suffix.lower() not in SUFFIXES:
+        raise ModelError(
+            f"unknown file type {file.suffix or '(no suffix)'!r}",
+            where=source,
+            fix="name model files *.yaml, *.yml or *.json (PRISM files *.pm, *.prism, *.nm)",
+        )
+    if not file.is_file():
+        raise ModelError("file not found", where=source, fix="check the path and the file name")
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ModelError(f"cannot read the file: {exc}", where=source) from None
+    data = read_document(text, source, json_format=file.suffix.lower() == ".json")
+    return parse_model_document(data, source=source, default_name=file.stem)
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """A safe YAML loader that rejects a repeated key instead of keeping the last one."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
+        seen: set[Hashable] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, Hashable):
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"the key {key!r} appears twice", key_node.start_mark
+                    )
+                seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
+def _no_repeats(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice")
+        out[key] = value
+    return out
+
+
+def read_document(text: str, source: str, *, json_format: bool) -> object:
+    """Parsed YAML or JSON; syntax errors name the line."""
+    if json_format:
+        try:
+            return json.loads(text, object_pairs_hook=_no_repeats)
+        except json.JSONDecodeError as exc:
+            raise ModelError(
+                f"not valid JSON: {exc.msg} (column {exc.colno})",
+                where=f"{source}: line {exc.lineno}",
+                fix="check commas, brackets and quotes on that line",
+            ) from None
+        except ValueError as exc:
+            raise ModelError(str(exc), where=source, fix="keep one of them") from None
+    try:
+        return yaml.load(text, Loader=_StrictLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{source}: line {mark.line + 1}" if mark is not None else source
+        raise ModelError(
+            f"not valid YAML: {exc.problem or exc.context or 'syntax error'}",
+            where=where,
+            fix="check the indentation and quoting on that line",
+        ) from None
+    except yaml.YAMLError as exc:
+        raise ModelError(f"not valid YAML: {exc}", where=source) from None
+
+
+def _name(value: object, where: str) -> str:
+    if isinstance(value, bool):
+        raise ModelError(
+            f"the name {value!r} was read as a boolean", where=where, fix=f"quote it: '{value}'"
+        )
+    if isinstance(value, int) or (isinstance(value, str) and value.strip()):
+        return str(value)
+    raise ModelError(f"expected a name, got {value!r}", where=where, fix="write a non-empty name")
+
+
+def _names(value: object, where: str) -> list[str]:
+    if not isinstance(value, list):
+        raise ModelError(
+            f"expected a list of names, got {value!r}", where=where, fix="write [a, b]"
+        )
+    return [_name(item, where) for item in value]
+
+
+def _mapping(value: object, where: str, shape: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ModelError(f"expected a mapping, got {value!r}", where=where, fix=f"write {shape}")
+    return {_name(k, where): v for k, v in value.items()}
+
+
+def parse_model_document(data: object, *, source: str, default_name: str = "model") -> LogicModel:
+    """A :class:`LogicModel` from parsed YAML/JSON (see docs/LOGIC.md for the schema)."""
+    if not isinstance(data, Mapping):
+        raise ModelError(
+            "the top level is not a mapping",
+            where=source,
+            fix=f"write 'key: value' entries; keys are {', '.join(KEYS)}",
+        )
+    for key in data:
+        if key not in KEYS:
+            close = difflib.get_close_matches(str(key), KEYS, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ModelError(
+                f"unknown key {key!r}", where=source, fix=f"{hint}keys are {', '.join(KEYS)}"
+            )
+    if "transitions" in data and "actions" in data:
+        raise ModelError(
+            "both 'transitions' and 'actions' are given",
+            where=source,
+            fix="a Markov chain has transitions, an MDP has actions",
+        )
+    if data.get("states") is None:
+        raise ModelError("missing 'states'", where=source, fix="list the states: states: [a, b]")
+    states = _names(data["states"], f"{source}: states")
+    labels = {
+        label: _names(members, f"{source}: labels.{label}")
+        for label, members in _mapping(
+            data.get("labels") or {}, f"{source}: labels", "{out1: [s]}"
+        ).items()
+    }
+    if "actions" in data:
+        actions = _mapping(data["actions"], f"{source}: actions", "{state: {action: {next: 1/2}}}")
+        table = {
+            state: _mapping(offered, f"{source}: actions.{state}", "{action: {next: 1/2}}")
+            for state, offered in actions.items()
+        }
+        system: Any = mdp(table, states=states, labels=labels, where=source)
+    else:
+        rows = _mapping(
+            data.get("transitions") or {}, f"{source}: transitions", "{state: {next: 1/2}}"
+        )
+        system = markov_chain(rows, states=states, labels=labels, where=source)
+    initial = data.get("initial")
+    initial_states = None if initial is None else _names(initial, f"{source}: initial")
+    neighbours = None
+    if data.get("neighbours") is not None:
+        neighbours = neighbour_spec_from_data(data["neighbours"], source=f"{source}: neighbours")
+    name = data.get("name")
+    try:
+        return logic_model(
+            _name(name, f"{source}: name") if name is not None else default_name,
+            system,
+            initial=initial_states,
+            neighbours=neighbours,
+            description=str(data.get("description") or ""),
+            labels=labels,
+        )
+    except (ModelError, SpecError) as exc:
+        raise (exc if exc.where and exc.where.startswith(source) else exc.located(source)) from None

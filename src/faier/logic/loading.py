@@ -1,0 +1,54 @@
+"""From what a user names on the command line to a :class:`LogicModel`.
+
+A target is a built-in example (``survey``, ``above-threshold``, ...), a
+PRISM file (``.pm``, ``.prism``, ``.nm``) or a faier chain/MDP file
+(``.yaml``, ``.yml``, ``.json``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from faier.errors import ModelError, SpecError
+from faier.logic import files, prism
+from faier.logic.examples import EXAMPLES, build_example
+from faier.logic.models import LogicModel
+from faier.logic.neighbours import NeighbourSpec, neighbour_spec_from_data, parse_neighbour_spec
+
+
+def load_model(target: str, settings: Mapping[str, str] | None = None) -> LogicModel:
+    """The model a target names; ``settings`` are example parameters or PRISM constants."""
+    given = dict(settings or {})
+    if target in EXAMPLES:
+        return build_example(target, given)
+    suffix = Path(target).suffix.lower()
+    if suffix in prism.SUFFIXES:
+        return prism.load_prism(target, given)
+    if suffix in files.SUFFIXES:
+        if given:
+            raise SpecError(
+                f"--set {next(iter(given))}: a model file has no parameters",
+                fix="remove --set, or edit the file",
+            )
+        return files.load_model_file(target)
+    raise ModelError(
+        f"{target!r} is neither a built-in example nor a model file",
+        fix=f"built-in examples: {', '.join(EXAMPLES)}; files: *.pm, *.prism, *.nm, "
+        "*.yaml, *.yml, *.json",
+    )
+
+
+def load_neighbours(text: str) -> NeighbourSpec:
+    """``--neighbors``: a YAML/JSON file of pairs, or pairs written inline (``a~b; @in0~@in1``)."""
+    path = Path(text)
+    if path.suffix.lower() in files.SUFFIXES or path.is_file():
+        if not path.is_file():
+            raise SpecError("file not found", where=text, fix="check the neighbour file's path")
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SpecError(f"cannot read the file: {exc}", where=text) from None
+        data = files.read_document(raw, text, json_format=path.suffix.lower() == ".json")
+        return neighbour_spec_from_data(data, source=text)
+    return parse_neighbour_spec(text)

@@ -1,0 +1,183 @@
+"""What a dpCTL* check returns: the verdict per state and the numbers behind each P and D.
+
+A state's verdict is ``holds`` or ``violated`` only when exact arithmetic
+decided it; ``unknown`` carries the reason (an MDP whose sufficient
+condition failed, a word budget that ran out).  Every D row names the
+comparison that came closest to failing — or the one that failed — with
+both probabilities exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Literal
+
+from faier.results import Loss, Verdict
+
+Method = Literal["storm", "words", "proposition 2", "tail words"]
+
+
+def _frac(value: Fraction | None) -> str | None:
+    return None if value is None else str(value)
+
+
+def short(value: Fraction, limit: int = 24) -> str:
+    """A probability as exact text when it is short, else ``≈ 0.0602816`` (JSON keeps it exact)."""
+    text = str(value)
+    return text if len(text) <= limit else f"≈ {float(value):.6g}"
+
+
+def _equals(value: Fraction) -> str:
+    text = short(value)
+    return text if text.startswith("≈") else f"= {text}"
+
+
+def show_word(word: tuple[str | None, ...]) -> str:
+    """An action word as ``-,-,0|1,-,2|2`` ('-' where every state had one action)."""
+    return ",".join("-" if letter is None else letter for letter in word) or "(empty)"
+
+
+@dataclass(frozen=True)
+class Closeness:
+    """One comparison behind a D: Pr(left) against e^ε·Pr(right) + δ.
+
+    On an MDP, ``word`` is the query scheduler's action word (ending in a
+    letter repeated forever when ``repeat`` is set); under Proposition 2,
+    ``p`` is the largest probability from ``left`` over all schedulers and
+    ``q`` the smallest from ``right``.
+    """
+
+    left: str
+    right: str
+    p: Fraction
+    q: Fraction
+    holds: bool
+    margin: Fraction | None
+    margin_value: float
+    method: Method = "storm"
+    word: tuple[str | None, ...] | None = None
+    repeat: str | None = None
+
+    def show(self) -> str:
+        relation = "≤" if self.holds else ">"
+        low, high = ("min ", "max ") if self.method == "proposition 2" else ("", "")
+        core = (
+            f"{high}Pr({self.left}) {_equals(self.p)} {relation} e^ε·{low}Pr({self.right}) + δ"
+            f" where {low}Pr({self.right}) {_equals(self.q)}"
+        )
+        if self.repeat is not None:
+            prefix = f"{show_word(self.word)}, then " if self.word else ""
+            core += f" under actions {prefix}{self.repeat} forever"
+        elif self.word is not None:
+            core += f" under actions {show_word(self.word)}"
+        return core
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "left": self.left,
+            "right": self.right,
+            "p": str(self.p),
+            "q": str(self.q),
+            "holds": self.holds,
+            "margin": _frac(self.margin),
+            "margin_value": self.margin_value,
+            "method": self.method,
+        }
+        if self.word is not None:
+            out["word"] = [letter if letter is not None else "-" for letter in self.word]
+        if self.repeat is not None:
+            out["repeat"] = self.repeat
+        return out
+
+
+@dataclass(frozen=True)
+class OperatorRow:
+    """One state's answer to one P or D subformula."""
+
+    state: str
+    verdict: Verdict
+    probability: Fraction | None = None
+    bounds: tuple[Fraction, Fraction] | None = None
+    closest: Closeness | None = None
+    tightest: Loss | None = None
+    method: str = ""
+    reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"state": self.state, "verdict": self.verdict.value}
+        if self.probability is not None:
+            out["probability"] = str(self.probability)
+        if self.bounds is not None:
+            out["bounds"] = {"min": str(self.bounds[0]), "max": str(self.bounds[1])}
+        if self.closest is not None:
+            out["closest"] = self.closest.to_json()
+        if self.tightest is not None:
+            out["tightest_epsilon"] = self.tightest.to_json()
+        out["method"] = self.method
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass(frozen=True)
+class OperatorReport:
+    """A P or D subformula: how many states satisfy it, and the rows for the asked states."""
+
+    formula: str
+    kind: Literal["P", "D"]
+    satisfied: int
+    undecided: int
+    total: int
+    rows: tuple[OperatorRow, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "formula": self.formula,
+            "kind": self.kind,
+            "satisfied": self.satisfied,
+            "undecided": self.undecided,
+            "states": self.total,
+            "rows": [row.to_json() for row in self.rows],
+        }
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The answer for a formula on a model, in the asked states (default: the initial ones)."""
+
+    model: str
+    kind: str
+    formula: str
+    neighbours: str
+    states: tuple[tuple[str, Verdict], ...]
+    verdict: Verdict | None
+    operators: tuple[OperatorReport, ...] = ()
+    values: tuple[tuple[str, Fraction], ...] = ()
+    witness: Closeness | None = None
+    reason: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def exit_code(self) -> int:
+        """0 holds (or a query answered), 1 violated, 3 unknown."""
+        return 0 if self.verdict is None else self.verdict.exit_code
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "model": self.model,
+            "kind": self.kind,
+            "formula": self.formula,
+            "neighbours": self.neighbours,
+        }
+        if self.verdict is not None:
+            out["verdict"] = self.verdict.value
+            out["states"] = {state: verdict.value for state, verdict in self.states}
+        else:
+            out["values"] = {state: str(value) for state, value in self.values}
+        out["operators"] = [report.to_json() for report in self.operators]
+        out["witness"] = self.witness.to_json() if self.witness else None
+        if self.reason:
+            out["reason"] = self.reason
+        out["seconds"] = round(self.seconds, 6)
+        return out

@@ -1,0 +1,538 @@
+"""Reading dpCTL* formulas: a lark grammar, errors that point at a column.
+
+Operators, loosest first: ``->`` (right-assoc), ``|``, ``&``, ``U`` (right-
+assoc, optionally ``U<=k``), then the prefix operators ``!``, ``X``,
+``F[<=k]``, ``G[<=k]``, which take the smallest formula to their right —
+unlike PRISM/Storm, where ``F a & b`` means ``F (a & b)``.  ``P~b [φ]``,
+``P in [a, b] [φ]``, ``P=? [φ]`` (and ``Pmin=?``, ``Pmax=?``) and
+``D{ε, δ}[φ]`` are atomic.  Every message names the line and column.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cache
+from typing import Any, TypeVar
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import (
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
+
+from faier.errors import SpecError
+from faier.logic.syntax import (
+    TEMPORAL,
+    And,
+    Atom,
+    Bound,
+    Comparison,
+    Const,
+    Diff,
+    Finally,
+    Formula,
+    Globally,
+    Implies,
+    Interval,
+    Next,
+    Not,
+    Or,
+    Prob,
+    Query,
+    Until,
+    children,
+    walk,
+)
+from faier.privacy.budget import Epsilon
+
+GRAMMAR = r"""
+?start: formula
+
+?formula: disj
+        | disj IMPLIES formula                  -> implies
+?disj: conj
+     | disj OR conj                             -> or_
+?conj: until
+     | conj AND until                           -> and_
+?until: unary
+      | unary UNTIL step_bound? until           -> until
+?unary: primary
+      | NOT unary                               -> not_
+      | NEXT unary                              -> next_
+      | FINALLY step_bound? unary               -> finally_
+      | GLOBALLY step_bound? unary              -> globally
+step_bound: COMPARE signed
+?primary: NAME                                  -> atom
+        | ESCAPED                               -> quoted_atom
+        | TRUE                                  -> true
+        | FALSE                                 -> false
+        | "(" formula ")"
+        | prob_kind COMPARE signed "[" formula "]"       -> prob_bound
+        | prob_kind "=" "?" "[" formula "]"              -> prob_query
+        | prob_kind IN interval "[" formula "]"          -> prob_interval
+        | DIFF "{" eps ("," signed)? "}" "[" formula "]" -> diff
+prob_kind: PROB | PMIN | PMAX
+interval: "[" signed "," signed "]"             -> closed_closed
+        | "(" signed "," signed "]"             -> open_closed
+        | "[" signed "," signed ")"             -> closed_open
+        | "(" signed "," signed ")"             -> open_open
+signed: NUMBER | MINUS NUMBER
+eps: eps_sum
+?eps_sum: eps_prod | eps_sum ("+" | MINUS) eps_prod
+?eps_prod: eps_unary | eps_prod ("*" | "/") eps_unary
+?eps_unary: eps_power | MINUS eps_unary
+?eps_power: eps_atom | eps_atom "^" eps_unary
+?eps_atom: NUMBER | NAME | NAME "(" eps_sum ")" | "(" eps_sum ")"
+
+IMPLIES: "->" | "=>" | "→"
+OR: "|" | "∨"
+AND: "&" | "∧"
+NOT: "!" | "¬"
+UNTIL: "U"
+NEXT: "X"
+FINALLY: "F"
+GLOBALLY: "G"
+TRUE: "true"
+FALSE: "false"
+PROB: "P"
+PMIN: "Pmin"
+PMAX: "Pmax"
+DIFF: "D"
+IN: "in"
+COMPARE: "<=" | ">=" | "<" | ">"
+MINUS: "-"
+NUMBER: /\d+(\.\d+)?(\/\d+)?/ | /\.\d+/
+NAME: /[A-Za-z_][A-Za-z0-9_]*/
+ESCAPED: /"(\\.|[^"\\\n])*"/
+
+%import common.WS
+%ignore WS
+"""
+
+_Node = TypeVar("_Node")
+
+KEYWORDS = frozenset({"U", "X", "F", "G", "true", "false", "P", "Pmin", "Pmax", "D", "in"})
+"""Words that cannot be bare labels; quote such a label: ``"F"``."""
+
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+_TERMINAL_TEXT = {
+    "RSQB": "']'",
+    "LSQB": "'['",
+    "RPAR": "')'",
+    "LPAR": "'('",
+    "RBRACE": "'}'",
+    "LBRACE": "'{'",
+    "COMMA": "','",
+    "NAME": "a label",
+    "ESCAPED": "a quoted label",
+    "NUMBER": "a number",
+    "SIGNED": "a number",
+    "IMPLIES": "'->'",
+    "OR": "'|'",
+    "AND": "'&'",
+    "NOT": "'!'",
+    "UNTIL": "'U'",
+    "NEXT": "'X'",
+    "FINALLY": "'F'",
+    "GLOBALLY": "'G'",
+    "TRUE": "'true'",
+    "FALSE": "'false'",
+    "PROB": "'P'",
+    "PMIN": "'Pmin'",
+    "PMAX": "'Pmax'",
+    "DIFF": "'D'",
+    "IN": "'in'",
+    "COMPARE": "a comparison (<=, >=, <, >)",
+    "EQUAL": "'='",
+    "QMARK": "'?'",
+    "MINUS": "'-'",
+    "$END": "the end of the formula",
+}
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    """Where a piece of a formula starts (1-based line and column)."""
+
+    line: int
+    column: int
+
+    def show(self, multiline: bool) -> str:
+        return f"line {self.line}, column {self.column}" if multiline else f"column {self.column}"
+
+
+class FormulaError(SpecError):
+    """A formula that cannot be read or does not make sense; ``where`` names the column."""
+
+
+@dataclass(frozen=True)
+class ParsedFormula:
+    """A formula with its source text and where each subformula starts.
+
+    ``positions`` maps a subformula's place in the tree (child indices from the
+    root, see :func:`faier.logic.syntax.walk`) to its position in ``text``.
+    """
+
+    formula: Formula
+    text: str
+    positions: Mapping[tuple[int, ...], Position] = field(default_factory=dict, compare=False)
+
+    def error(self, path: tuple[int, ...], message: str, fix: str | None = None) -> FormulaError:
+        """An error located at the subformula at ``path``."""
+        return _error(self.text, self.positions.get(path), message, fix)
+
+
+def _error(text: str, position: Position | None, message: str, fix: str | None) -> FormulaError:
+    if position is None:
+        return FormulaError(message, where="formula", fix=fix)
+    multiline = "\n" in text
+    return FormulaError(message, where=f"formula, {position.show(multiline)}", fix=fix)
+
+
+@cache
+def _parser() -> Lark:
+    return Lark(GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=False)
+
+
+def parse_formula(text: str, *, path: bool = False) -> ParsedFormula:
+    """Read a dpCTL* state formula (or a top-level ``P=?`` query).
+
+    With ``path=True`` the text is a path formula (``X out1``, ``a U b``), as
+    written inside ``P[...]`` or ``D{...}[...]``.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise FormulaError("the formula is empty", where="formula", fix="write e.g. 'P>=0.5 [F a]'")
+    _check_brackets(text)
+    try:
+        tree = _parser().parse(text)
+    except UnexpectedInput as exc:
+        raise _syntax_error(text, exc) from None
+    builder = _Builder(text)
+    try:
+        formula = builder.transform(tree)
+    except VisitError as exc:
+        if isinstance(exc.orig_exc, FormulaError):
+            raise exc.orig_exc from None
+        raise
+    positions = {
+        path: builder.positions[id(node)]
+        for path, node in walk(formula)
+        if id(node) in builder.positions
+    }
+    parsed = ParsedFormula(formula, text, positions)
+    _check_structure(parsed, state=not path)
+    return parsed
+
+
+def parse(text: str, *, path: bool = False) -> Formula:
+    """The formula alone (see :func:`parse_formula` for positions)."""
+    return parse_formula(text, path=path).formula
+
+
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+_CLOSE = {v: k for k, v in _OPEN.items()}
+_INTERVAL_START = re.compile(r"(^|[^A-Za-z0-9_])in\s*$")
+"""After ``in``, ``(`` may close with ``]`` and ``[`` with ``)``: half-open intervals."""
+
+
+def _offset(text: str, position: Position) -> int:
+    """The 0-based offset of a position in ``text``."""
+    lines = text.split("\n")
+    return sum(len(line) + 1 for line in lines[: position.line - 1]) + position.column - 1
+
+
+def _check_brackets(text: str) -> None:
+    """Unbalanced brackets get a message naming both ends, before the grammar sees them."""
+    stack: list[tuple[str, Position]] = []
+    multiline = "\n" in text
+    line, column = 1, 0
+    quoted = escaped = False
+    for char in text:
+        column += 1
+        here = Position(line, column)
+        if char == "\n":
+            line, column = line + 1, 0
+            continue
+        if quoted:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                quoted = False
+            continue
+        if char == '"':
+            quoted = True
+        elif char in _OPEN:
+            interval = char in "([" and _INTERVAL_START.search(text[: _offset(text, here)])
+            stack.append(("|" if interval else char, here))
+        elif char in _CLOSE:
+            if not stack:
+                raise _error(
+                    text,
+                    here,
+                    f"unbalanced '{char}': nothing is open here",
+                    f"remove it or add the matching '{_CLOSE[char]}' before it",
+                )
+            opener, where = stack.pop()
+            if opener == "|":
+                opener = "(" if char == ")" else "["
+            if _OPEN[opener] != char:
+                raise _error(
+                    text,
+                    here,
+                    f"'{char}' closes the '{opener}' opened at {where.show(multiline)}",
+                    f"close it with '{_OPEN[opener]}' first",
+                )
+    if stack:
+        opener, where = stack[-1]
+        opener = "[" if opener == "|" else opener
+        raise _error(
+            text,
+            where,
+            f"unbalanced '{opener}': it is never closed",
+            f"add the matching '{_OPEN[opener]}'",
+        )
+
+
+def _syntax_error(text: str, exc: UnexpectedInput) -> FormulaError:
+    position = Position(exc.line, exc.column) if exc.line and exc.line > 0 else None
+    if isinstance(exc, UnexpectedCharacters):
+        return _error(
+            text,
+            position,
+            f"unexpected character {exc.char!r}",
+            'labels are letters, digits and _; quote other labels: "my label"',
+        )
+    expected: set[str] = set()
+    if isinstance(exc, UnexpectedToken):
+        expected = set(exc.expected)
+        token = exc.token
+        if token.type == "$END":
+            position = _end(text)
+            message = "the formula ends too early"
+        elif token.type == "NAME" and token.value in KEYWORDS:
+            message = f"unexpected keyword {token.value!r}"
+        else:
+            message = f"unexpected {token.value!r}"
+    elif isinstance(exc, UnexpectedEOF):
+        expected = set(exc.expected)
+        position = _end(text)
+        message = "the formula ends too early"
+    else:
+        message = "cannot read the formula"
+    names = sorted({_TERMINAL_TEXT.get(t, t.lower()) for t in expected})
+    fix = f"expected {', '.join(names)}" if names else None
+    return _error(text, position, message, fix)
+
+
+def _end(text: str) -> Position:
+    lines = text.rstrip().split("\n")
+    return Position(len(lines), len(lines[-1]) + 1)
+
+
+def _number(token: Token | str) -> Fraction:
+    text = str(token)
+    if "/" in text:
+        num, den = text.split("/")
+        if int(den) == 0:
+            raise ValueError("division by zero")
+        return Fraction(Fraction(num), int(den))
+    return Fraction(text)
+
+
+@v_args(meta=True, inline=True)
+class _Builder(Transformer[Token, Formula]):
+    """Turns the parse tree into formula nodes, remembering where each starts."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+        self.positions: dict[int, Position] = {}
+
+    def _at(self, node: _Node, where: Any) -> _Node:
+        self.positions[id(node)] = Position(where.line, where.column)
+        return node
+
+    def _fail(self, where: Any, message: str, fix: str | None = None) -> FormulaError:
+        return _error(self.text, Position(where.line, where.column), message, fix)
+
+    def _checked(self, where: Any, build: Callable[[], _Node]) -> _Node:
+        try:
+            return self._at(build(), where)
+        except SpecError as exc:
+            raise self._fail(where, exc.message, exc.fix) from None
+
+    # numbers ------------------------------------------------------------------------
+
+    def signed(self, meta: Any, *parts: Token) -> tuple[Fraction, Any]:
+        try:
+            value = _number(parts[-1])
+        except (ValueError, ZeroDivisionError):
+            raise self._fail(
+                meta, f"{parts[-1]} is not a number", "write e.g. 1/4 or 0.25"
+            ) from None
+        return (-value if len(parts) == 2 else value), meta
+
+    def step_bound(self, meta: Any, op: Token, signed: tuple[Fraction, Any]) -> tuple[int, Any]:
+        if op.value != "<=":
+            raise self._fail(op, f"step bounds are written <=k, not {op.value}k", "write e.g. F<=3")
+        value, where = signed
+        if value.denominator != 1 or value < 0:
+            raise self._fail(
+                where, f"step bound {value} is not a whole number ≥ 0", "write e.g. F<=3"
+            )
+        return int(value), where
+
+    def eps(self, meta: Any, *_: Any) -> tuple[Epsilon, Any]:
+        source = self.text[meta.start_pos : meta.end_pos]
+        try:
+            return Epsilon.parse(source), meta
+        except SpecError as exc:
+            raise self._fail(meta, exc.message, exc.fix) from None
+
+    # atoms and connectives ----------------------------------------------------------
+
+    def atom(self, meta: Any, name: Token) -> Formula:
+        if name.value in KEYWORDS:
+            raise self._fail(
+                name,
+                f"{name.value!r} is a keyword, not a label",
+                f'quote the label: "{name.value}"',
+            )
+        return self._at(Atom(str(name)), name)
+
+    def quoted_atom(self, meta: Any, token: Token) -> Formula:
+        name = re.sub(r"\\(.)", r"\1", str(token)[1:-1])
+        return self._checked(token, lambda: Atom(name))
+
+    def true(self, meta: Any, token: Token) -> Formula:
+        return self._at(Const(True), token)
+
+    def false(self, meta: Any, token: Token) -> Formula:
+        return self._at(Const(False), token)
+
+    def implies(self, meta: Any, left: Formula, op: Token, right: Formula) -> Formula:
+        return self._at(Implies(left, right), op)
+
+    def or_(self, meta: Any, left: Formula, op: Token, right: Formula) -> Formula:
+        return self._at(Or(left, right), op)
+
+    def and_(self, meta: Any, left: Formula, op: Token, right: Formula) -> Formula:
+        return self._at(And(left, right), op)
+
+    def until(self, meta: Any, left: Formula, op: Token, *rest: Any) -> Formula:
+        bound = rest[0][0] if len(rest) == 2 else None
+        return self._checked(op, lambda: Until(left, rest[-1], bound))
+
+    def not_(self, meta: Any, op: Token, operand: Formula) -> Formula:
+        return self._at(Not(operand), op)
+
+    def next_(self, meta: Any, op: Token, operand: Formula) -> Formula:
+        return self._at(Next(operand), op)
+
+    def finally_(self, meta: Any, op: Token, *rest: Any) -> Formula:
+        bound = rest[0][0] if len(rest) == 2 else None
+        return self._checked(op, lambda: Finally(rest[-1], bound))
+
+    def globally(self, meta: Any, op: Token, *rest: Any) -> Formula:
+        bound = rest[0][0] if len(rest) == 2 else None
+        return self._checked(op, lambda: Globally(rest[-1], bound))
+
+    # P and D ------------------------------------------------------------------------
+
+    def prob_kind(self, meta: Any, token: Token) -> Token:
+        return token
+
+    def prob_bound(
+        self, meta: Any, kind: Token, op: Token, value: tuple[Fraction, Any], path: Formula
+    ) -> Formula:
+        if kind.value != "P":
+            raise self._fail(
+                kind, f"{kind.value} only asks a question", f"write {kind.value}=? [...] or P{op}"
+            )
+        if not 0 <= value[0] <= 1:
+            raise self._fail(
+                value[1],
+                f"probability bound {value[0]} is not in [0, 1]",
+                "a bound is a probability",
+            )
+        comparison: Comparison = op.value
+        return self._checked(kind, lambda: Prob(path, Bound(comparison, value[0])))
+
+    def prob_query(self, meta: Any, kind: Token, path: Formula) -> Formula:
+        return self._checked(kind, lambda: Prob(path, Query(kind.value)))
+
+    def prob_interval(
+        self, meta: Any, kind: Token, _in: Token, interval: Interval, path: Formula
+    ) -> Formula:
+        if kind.value != "P":
+            raise self._fail(kind, f"{kind.value} only asks a question", "write P in [a, b] [...]")
+        return self._checked(kind, lambda: Prob(path, interval))
+
+    def _interval(
+        self, lo: tuple[Fraction, Any], hi: tuple[Fraction, Any], lo_open: bool, hi_open: bool
+    ) -> Interval:
+        for value, where in (lo, hi):
+            if not 0 <= value <= 1:
+                raise self._fail(
+                    where, f"interval end {value} is not in [0, 1]", "use probabilities"
+                )
+        try:
+            return Interval(lo[0], hi[0], lo_open, hi_open)
+        except SpecError as exc:
+            raise self._fail(lo[1], exc.message, exc.fix) from None
+
+    def closed_closed(self, meta: Any, lo: Any, hi: Any) -> Interval:
+        return self._interval(lo, hi, False, False)
+
+    def open_closed(self, meta: Any, lo: Any, hi: Any) -> Interval:
+        return self._interval(lo, hi, True, False)
+
+    def closed_open(self, meta: Any, lo: Any, hi: Any) -> Interval:
+        return self._interval(lo, hi, False, True)
+
+    def open_open(self, meta: Any, lo: Any, hi: Any) -> Interval:
+        return self._interval(lo, hi, True, True)
+
+    def diff(self, meta: Any, op: Token, *parts: Any) -> Formula:
+        eps, _ = parts[0]
+        delta, where = parts[1] if len(parts) == 3 else (Fraction(0), op)
+        if not 0 <= delta <= 1:
+            raise self._fail(where, f"δ = {delta} is not in [0, 1]", "δ is a probability")
+        return self._checked(op, lambda: Diff(parts[-1], eps, delta))
+
+
+_TEMPORAL_NAMES = {Next: "X", Until: "U", Finally: "F", Globally: "G"}
+
+
+def _check_structure(parsed: ParsedFormula, *, state: bool) -> None:
+    """A formula must be a state formula; a query ``P=?`` may only be the whole formula."""
+    root = parsed.formula
+
+    def visit(node: Formula, path: tuple[int, ...], state_level: bool) -> None:
+        if isinstance(node, Prob) and isinstance(node.test, Query) and path:
+            raise parsed.error(
+                path,
+                f"{node.test.kind}=? asks for a probability and has no truth value",
+                "use it only as the whole formula, or compare: P>=0.5 [...]",
+            )
+        if state_level and isinstance(node, TEMPORAL):
+            name = _TEMPORAL_NAMES[type(node)]
+            raise parsed.error(
+                path,
+                f"{name} is a path operator outside P or D",
+                "put it inside P>=b [...], P=? [...] or D{ε, δ}[...]",
+            )
+        inner = state_level and not isinstance(node, Prob | Diff)
+        for i, child in enumerate(children(node)):
+            visit(child, (*path, i), inner)
+
+    visit(root, (), state)

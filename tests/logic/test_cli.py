@@ -1,0 +1,125 @@
+"""``faier check``: exit codes, one-line errors with the column, JSON output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from faier.cli.main import app
+
+runner = CliRunner()
+
+
+def run(args: list[str]) -> Result:
+    result = runner.invoke(app, ["check", *args], env={"COLUMNS": "200"})
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    return result
+
+
+def test_holds_exit_0() -> None:
+    result = run(["survey", "-f", "D{ln(3),0}[X out1] & D{ln(3),0}[X out0]"])
+    assert result.exit_code == 0
+    assert "holds in every asked state" in result.stdout
+    assert "ln(3) ≈ 1.0986" in result.stdout
+
+
+def test_violated_exit_1_with_witness() -> None:
+    result = run(["survey", "-f", "D{1.0986,0}[X out1]", "--json"])
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["verdict"] == "violated"
+    assert data["states"] == {"+": "violated", "-": "violated"}
+    assert data["witness"]["p"] == "3/4" and data["witness"]["q"] == "1/4"
+    assert data["operators"][0]["rows"][0]["tightest_epsilon"]["ratio"] == "3"
+
+
+def test_unknown_exit_3(tmp_path: Path) -> None:
+    model = tmp_path / "lookalike.yaml"
+    model.write_text(
+        "states: [s, t, a, z]\n"
+        "initial: [s, t]\n"
+        "labels: {goal: [a]}\n"
+        "actions:\n"
+        "  s: {x: {a: 1/2, z: 1/2}, y: {a: 1}}\n"
+        "  t: {x: {a: 1/2, z: 1/2}, y: {a: 1}}\n"
+    )
+    result = run([str(model), "-f", "D{0,0}[F goal]", "--neighbors", "s~t"])
+    assert result.exit_code == 3
+    assert "sufficient condition failed (Proposition 2)" in result.stdout
+    assert run([str(model), "-f", "D{0,0}[X goal]", "--neighbors", "s~t"]).exit_code == 0
+
+
+def test_state_option_and_examples_parameters() -> None:
+    result = run(
+        ["geometric", "--set", "top=3", "-f", "D{ln(2),0}[X out0]", "--state", "s1", "--json"]
+    )
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["states"] == {"s1": "holds"}
+    result = run(
+        [
+            "above-threshold",
+            "--set",
+            "top=2",
+            "-f",
+            "D{1, 0.74}[X X (bot & X X (X top))]",
+            "--state",
+            "t1r2",
+        ]
+    )
+    assert result.exit_code == 0
+
+
+def test_query() -> None:
+    result = run(["double-survey", "-f", "P=? [X (out1 & X out1)]", "--json"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["values"] == {"+": "9/16", "-": "1/16"}
+    text = run(["interactive-survey", "-f", "Pmax=? [X out1]"]).stdout
+    assert "4/5" in text
+
+
+def test_neighbours_file(tmp_path: Path) -> None:
+    pairs = tmp_path / "pairs.json"
+    pairs.write_text('{"labels": [["in0", "in1"]]}')
+    result = run(["geometric", "-f", "D{0,0}[X out0]", "--neighbors", str(pairs), "--json"])
+    assert result.exit_code == 1
+    assert "1 pair" in json.loads(result.stdout)["neighbours"]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["survey", "-f", "D{ln(3),0}[X out1"], "formula, column 11: unbalanced '['"),
+        (["survey", "-f", "D{ln(3),0}[X out2]"], "formula, column 14: unknown label 'out2'"),
+        (["survey", "-f", "D{-1,0}[X out1]"], "formula, column 3: ε = '-1' is negative"),
+        (["survey", "-f", "D{ln(3),1.5}[X out1]"], "formula, column 9: δ = 3/2 is not in [0, 1]"),
+        (["survey", "-f", "X out1"], "formula, column 1: X is a path operator outside P or D"),
+        (["survey", "-f", "out1 & P=? [X out1]"], "formula, column 8: P=? asks for a probability"),
+        (
+            ["geometric", "-f", "D{0,0}[X out1]", "--state", "s9"],
+            "'s9' is not a state of geometric",
+        ),
+        (["survey", "-f", "D{0,0}[X out1]", "--neighbors", "+~x"], "'x', which is not a state"),
+        (["survey", "-f", "D{0,0}[X out1]", "--set", "n=3"], "survey has no parameter 'n'"),
+        (["nothing", "-f", "true"], "neither a built-in example nor a model file"),
+        (["interactive-survey", "-f", "P=? [X out1]"], "ask Pmin=? [...] or Pmax=? [...]"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args: list[str], expected: str) -> None:
+    result = run(args)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert expected in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_d_without_neighbours_is_bad_input(tmp_path: Path) -> None:
+    model = tmp_path / "chain.yaml"
+    model.write_text("states: [a, b]\nlabels: {g: [b]}\ntransitions: {a: {b: 1}}\n")
+    result = run([str(model), "-f", "D{0,0}[X g]"])
+    assert result.exit_code == 2
+    assert "column 1: D compares each state with its neighbours" in result.stderr
