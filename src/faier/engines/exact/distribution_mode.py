@@ -2,7 +2,9 @@
 
 Each input's distribution is computed once (program states merged by the
 mechanism front end) and shared by all comparisons that use the input;
-a Pufferfish prior's distribution is the mixture over its inputs.
+a Pufferfish prior's distribution is the mixture over its inputs.  DP over a
+grid with every-query or one-query neighbours goes through the grid search
+instead (:mod:`faier.engines.exact.grid_search`), which needs no pair list.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from faier.engines.budget import Budget
+from faier.engines.exact.grid_search import GridSearch
 from faier.mechanisms.program import Program, StepProgram
-from faier.privacy.specs import Comparison
+from faier.privacy.neighbours import EveryQuery, OneQuery
+from faier.privacy.specs import Comparison, DifferentialPrivacy
 
 Table = dict[Hashable, Fraction]
 
@@ -58,3 +62,15 @@ def compare_outputs(
             o: (left.get(o, Fraction(0)), right.get(o, Fraction(0))) for o in {**left, **right}
         }
         yield ComparedOutputs(comparison, outcomes)
+
+
+def grid_search(
+    mechanism: Program | StepProgram,  # type: ignore[type-arg]
+    privacy: object,
+) -> GridSearch | None:
+    """The grid search for pure DP with every-query or one-query neighbours on a grid, if any."""
+    if not isinstance(privacy, DifferentialPrivacy):
+        return None
+    if not isinstance(privacy.neighbours, EveryQuery | OneQuery):
+        return None
+    return GridSearch.prepare(mechanism, privacy.neighbours)

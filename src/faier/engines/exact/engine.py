@@ -81,10 +81,24 @@ def _analyse_distribution(
 ) -> None:
     mechanism = problem.mechanism
     assert not isinstance(mechanism, HMM | Interactive)
+    name = mechanism.output_name
+    grid = None if collect_outcomes else distribution_mode.grid_search(mechanism, problem.privacy)
+    if grid is not None:
+        analysis.method = grid.describe()
+        if grid.build(budget):
+            analysis.comparisons = grid.comparisons
+            for best in grid.run(budget):
+                analysis.worst = best.loss
+                analysis.witness = _side_witness(
+                    best.comparison, (name(best.output),), best.p, best.q
+                )
+                analysis.recheck = (best.comparison, best.output)
+                analysis.method = grid.describe()
+            analysis.method = grid.describe()
+            return
     inputs = mechanism.inputs.values
     comparisons = problem.privacy.comparisons(inputs)  # type: ignore[union-attr]
     analysis.method = "exact: distribution mode (exact output distribution per input)"
-    name = mechanism.output_name
     for compared in distribution_mode.compare_outputs(mechanism, comparisons, budget):
         analysis.comparisons += 1
         worst = worst_outcome((o, p, q) for o, (p, q) in compared.outcomes.items())
@@ -198,6 +212,9 @@ def _analyse(problem: Problem, budget: Budget, *, collect_outcomes: bool) -> Ana
     except BudgetExceeded as stop:
         analysis.complete = False
         analysis.reason = stop.reason
+    except KeyboardInterrupt:
+        analysis.complete = False
+        analysis.reason = "interrupted; the bounds found so far are shown"
     return analysis
 
 
