@@ -176,7 +176,7 @@ def _analyse_sequences(
         if not bounded and not collect_leaves:
             if not analysis.counts.cut:
                 analysis.bounded = True  # every run ended before the horizon: nothing beyond
-            else:
+            elif not any(r is not None and r.loss.infinite for r in state.best):
                 analysis.certificate = certificate.find_certificate(system, comparisons)
     finally:
         for k, record in enumerate(sequence_mode.cumulative(state), start=1):
@@ -313,12 +313,13 @@ def epsilon(
         epsilon_star, witness = _epsilon_for_delta(analysis, delta)
     stats = _statistics(started, analysis, budget)
     reason = analysis.reason
-    known = analysis.complete and analysis.bounded
+    infinite = analysis.worst is not None and analysis.worst.infinite and not delta
+    known = analysis.complete and (analysis.bounded or infinite)
     method = analysis.method
     if analysis.certificate is not None and not delta:
         epsilon_star, known = Loss(None), True
         method += "; no finite ε: unbounded-loss certificate"
-    elif analysis.complete and not analysis.bounded:
+    elif analysis.complete and not known:
         reason = (
             f"ε*(k) computed exactly for k ≤ {len(analysis.horizons) or 0}; unknown beyond "
             "(give --horizon K to ask about K queries)"
