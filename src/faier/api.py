@@ -8,16 +8,17 @@ Fraction(24, 7)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from faier.engines import exact
+from faier.engines import exact, parametric, smt
 from faier.engines.budget import Budget
 from faier.engines.problem import Problem
-from faier.errors import MechanismError, ModelError, SpecError
-from faier.examples.registry import EXAMPLES, find_example
+from faier.errors import InputError, MechanismError, ModelError, SpecError
+from faier.examples.registry import EXAMPLES, Example, find_example
 from faier.mechanisms.interactive import Interactive
 from faier.mechanisms.loader import (
     MECHANISM_TYPES,
@@ -26,8 +27,10 @@ from faier.mechanisms.loader import (
     pick,
     place_in_file,
 )
+from faier.model.constraints import ParameterOption
 from faier.model.distribution import Distribution
 from faier.model.hmm import HMM
+from faier.model.parameters import Interval, Parameter
 from faier.model.probability import parse_number
 from faier.privacy.budget import Epsilon, parse_delta
 from faier.privacy.neighbours import EveryQuery, parse_neighbours
@@ -37,6 +40,11 @@ from faier.privacy.specs import (
     InteractiveDP,
     PrivacySpec,
     Pufferfish,
+)
+from faier.privacy.symbolic import (
+    ParametricPufferfish,
+    SymbolicComparison,
+    SymbolicDistribution,
 )
 from faier.results import Result
 
@@ -56,8 +64,13 @@ def load_problem(
     neighbours: str | None = None,
     horizon: int | None = None,
     name: str | None = None,
+    params: Sequence[str] | None = None,
 ) -> Problem:
-    """A problem from a built-in example name, a model file, or a Python mechanism file."""
+    """A problem from a built-in example name, a model file, or a Python mechanism file.
+
+    ``params`` are ``--param`` options: ``p=0.3`` fixes a parameter, ``'p in (0, 1)'``
+    leaves it unknown in that domain, ``'pA <= pB'`` constrains the unknowns.
+    """
     if name is not None and not (isinstance(target, str) and Path(target).suffix == ".py"):
         what = repr(target) if isinstance(target, str) else "a Problem"
         raise SpecError(
@@ -65,19 +78,24 @@ def load_problem(
             where=f"--name {name}",
             fix="leave --name out: it chooses among the mechanisms of a .py file",
         )
+    options = [_option("--param", ParameterOption.parse, text) for text in params or ()]
     if isinstance(target, Problem):
-        problem = target
+        problem = parametric.apply_parameters(target, options)
     elif (example := find_example(target)) is not None:
-        problem = example.problem(settings)
+        example_settings, options = _example_parameters(example, dict(settings or {}), options)
+        problem = parametric.apply_parameters(example.problem(example_settings), options)
     else:
         path = Path(target)
         if path.suffix.lower() in MODEL_SUFFIXES:
             from faier.model.files import load_hmm_file
 
-            problem = problem_from_model_file(load_hmm_file(path), settings or {})
+            problem = problem_from_model_file(load_hmm_file(path), settings or {}, options)
+            constraints = [o for o in options if o.is_constraint]
+            problem = parametric.apply_parameters(problem, constraints)
         elif path.suffix.lower() == ".py":
             problem = problem_from_python_file(path, name)
             _reject_settings(settings, str(path))
+            problem = parametric.apply_parameters(problem, options)
         else:
             raise SpecError(
                 f"unknown target {target!r}",
@@ -94,6 +112,28 @@ def load_problem(
             fix="the horizon is the number of queries or observations, e.g. --horizon 4",
         )
     return problem.with_horizon(horizon)
+
+
+def _example_parameters(
+    example: Example, settings: dict[str, str], options: list[ParameterOption]
+) -> tuple[dict[str, str], list[ParameterOption]]:
+    """``--param NAME=VALUE`` for an example's own setting is the same as ``--set``."""
+    own = {spec.name for spec in example.parameters}
+    rest = []
+    for option in options:
+        if option.name is None or option.name not in own:
+            rest.append(option)
+            continue
+        if option.domain is not None:
+            raise SpecError(
+                f"{option.name} is a fixed setting of the example {example.name!r}",
+                where=f"--param {option.text}",
+                fix=f"fix it with --set {option.name}=VALUE; the examples "
+                + ", ".join(e.name for e in EXAMPLES if e.unknowns)
+                + " leave prior probabilities unknown",
+            )
+        settings[option.name] = str(option.value)
+    return settings, rest
 
 
 def _reject_settings(settings: Mapping[str, str] | None, where: str) -> None:
@@ -137,8 +177,15 @@ def _with_neighbours(problem: Problem, text: str) -> Problem:
     )
 
 
-def problem_from_model_file(model: HMMFile, settings: Mapping[str, str]) -> Problem:
-    """An HMM file's comparisons: named initial distributions or point masses on states."""
+def problem_from_model_file(
+    model: HMMFile, settings: Mapping[str, str], params: Sequence[ParameterOption] = ()
+) -> Problem:
+    """An HMM file's comparisons: named initial distributions or point masses on states.
+
+    ``--set``/``--param`` values fix parameters and ``--param 'p in (a, b)'``
+    re-declares a domain; parameters left without a value make the comparisons
+    a :class:`ParametricPufferfish` for the SMT engine.
+    """
     hmm = model.hmm
     declared = {p.name for p in hmm.parameters}
     values: dict[str, Fraction] = {p.name: p.value for p in hmm.parameters if p.value is not None}
@@ -153,20 +200,63 @@ def problem_from_model_file(model: HMMFile, settings: Mapping[str, str]) -> Prob
             values[key] = parse_number(text)[0]
         except ValueError:
             raise SpecError(f"{text!r} is not a number", where=f"--set {key}") from None
-    if values:
-        hmm = hmm.instantiate(values)
-    if hmm.is_parametric:
-        missing = sorted(p.name for p in hmm.parameters)
-        raise SpecError(
-            f"parameters {', '.join(missing)} have no value",
-            where=model.source,
-            fix="fix them with --set NAME=VALUE (e.g. --set p=1/3)",
+    domains: dict[str, Interval] = {}
+    for option in params:
+        if option.is_constraint:
+            continue
+        assert option.name is not None
+        if option.name not in declared:
+            raise SpecError(
+                f"the model has no parameter {option.name!r}",
+                where=f"{model.source}: --param {option.text}",
+                fix=f"declared parameters: {', '.join(sorted(declared)) or 'none'}",
+            )
+        if option.domain is not None:
+            domains[option.name] = option.domain
+            values.pop(option.name, None)
+        else:
+            assert option.value is not None
+            values[option.name] = option.value
+    if domains:
+        hmm = replace(
+            hmm,
+            parameters=tuple(
+                Parameter(p.name, domains[p.name]) if p.name in domains else p
+                for p in hmm.parameters
+            ),
         )
+    if values:
+        try:
+            hmm = hmm.instantiate(values)
+        except InputError as exc:
+            raise exc.located(model.source) from None
     if not model.pairs:
         raise ModelError(
             "the model lists no pairs to compare",
             where=f"{model.source}: pairs",
             fix="add e.g. 'pairs: [[with-secret, without-secret]]'",
+        )
+
+    def kind(a: str, b: str) -> str:
+        return "initial" if a in hmm.initial or b in hmm.initial else "inputs"
+
+    if hmm.is_parametric:
+
+        def symbolic_side(name: str) -> SymbolicDistribution:
+            if name in hmm.initial:
+                vector = hmm.initial[name]
+                return SymbolicDistribution.of(dict(zip(hmm.states, vector, strict=True)))
+            return SymbolicDistribution.of({hmm.states[hmm.state_index(name)]: 1})
+
+        symbolic = tuple(
+            SymbolicComparison(symbolic_side(a), symbolic_side(b), a, b, kind(a, b))
+            for a, b in model.pairs
+        )
+        parametric_privacy = ParametricPufferfish(
+            symbolic, hmm.parameters, (), f"comparisons of {model.source}"
+        )
+        return Problem(
+            model.name, hmm, parametric_privacy, model.horizon, model.description or model.name
         )
 
     def side(name: str) -> Distribution[Hashable]:
@@ -176,9 +266,6 @@ def problem_from_model_file(model: HMMFile, settings: Mapping[str, str]) -> Prob
                 {s: Fraction(p) for s, p in zip(hmm.states, vector, strict=True) if p != 0}
             )
         return Distribution.point(hmm.states[hmm.state_index(name)])
-
-    def kind(a: str, b: str) -> str:
-        return "initial" if a in hmm.initial or b in hmm.initial else "inputs"
 
     pairs = tuple(Comparison(side(a), side(b), a, b, kind(a, b)) for a, b in model.pairs)
     privacy: PrivacySpec = Pufferfish(pairs, f"comparisons of {model.source}")
@@ -260,6 +347,79 @@ def _located(target: str | Problem, problem: Problem, run: Callable[[], Result])
         raise exc.located(place_in_file(cause, path)) from exc.__cause__
 
 
+ENGINES = ("auto", "exact", "smt")
+
+
+def _choose_engine(engine: str, target: str | Problem, problem: Problem, smt_asked: bool) -> str:
+    """``auto``: exact search when every parameter is fixed, SMT when some remain."""
+    if engine not in ENGINES:
+        raise SpecError(
+            f"unknown engine {engine!r}",
+            where="--engine",
+            fix=f"choose one of {', '.join(ENGINES)}",
+        )
+    unknown = [p.name for p in parametric.unknowns(problem)]
+    if engine == "exact" and unknown:
+        example = f"{unknown[0]}=1/3"
+        raise SpecError(
+            f"parameters {', '.join(unknown)} have no value (the exact engine needs them fixed)",
+            where=target if isinstance(target, str) else "--engine exact",
+            fix=f"fix them with --set {example} or --param {example}, or use --engine smt",
+        )
+    if engine == "exact" and smt_asked:
+        raise SpecError(
+            "--solver, --encoding and --emit-smt2 are options of the SMT engine",
+            where="--engine exact",
+            fix="use --engine smt, or leave those options out",
+        )
+    if engine == "auto":
+        return "smt" if unknown or smt_asked else "exact"
+    return engine
+
+
+def _smt_options(
+    solver: str | None,
+    encoding: str | None,
+    timeout: float | None,
+    emit_smt2: str | Path | None,
+    precision: str | Fraction | None,
+) -> smt.Options:
+    value = None
+    if precision is not None:
+        try:
+            value = (
+                parse_number(precision)[0] if isinstance(precision, str) else Fraction(precision)
+            )
+        except ValueError:
+            raise SpecError(
+                f"{precision!r} is not a number", where="--precision", fix="e.g. --precision 1e-4"
+            ) from None
+    options = smt.Options(
+        solver=solver or "portfolio",
+        encoding=encoding or "fast",
+        timeout=timeout,
+        emit_smt2=None if emit_smt2 is None else Path(emit_smt2),
+    )
+    return options if value is None else replace(options, precision=value)
+
+
+def _in_model(target: str | Problem, run: Callable[..., R], *args: object) -> R:
+    """Run the SMT engine; a model error found over the parameter domain names the file."""
+    try:
+        return run(*args)
+    except ModelError as exc:
+        if isinstance(target, str) and Path(target).suffix.lower() in MODEL_SUFFIXES:
+            raise exc.located(target) from None
+        raise
+
+
+def _fixed(problem: Problem) -> Problem:
+    """The rational problem for the exact engine (fixed parameter values substituted)."""
+    if not parametric.declared(problem) and not isinstance(problem.privacy, ParametricPufferfish):
+        return problem
+    return parametric.at_point(problem, {})
+
+
 def epsilon(
     target: str | Problem,
     *,
@@ -270,14 +430,35 @@ def epsilon(
     timeout: float | None = None,
     max_states: int | None = None,
     name: str | None = None,
+    engine: str = "auto",
+    params: Sequence[str] | None = None,
+    solver: str | None = None,
+    encoding: str | None = None,
+    emit_smt2: str | Path | None = None,
+    precision: str | Fraction | None = None,
 ) -> Result:
-    """The exact ε* of a target (with δ: the least ε such that δ(ε) ≤ δ)."""
+    """ε* of a target: exact, or (unknown parameters) its supremum over their domain.
+
+    With δ: the least ε such that δ(ε) ≤ δ (exact engine).  ``precision`` bounds
+    ln(upper/lower) of a supremum that the SMT engine cannot pin down exactly.
+    """
     problem = load_problem(
-        target, settings=settings, neighbours=neighbours, horizon=horizon, name=name
+        target, settings=settings, neighbours=neighbours, horizon=horizon, name=name, params=params
     )
     d = None if delta is None else _option("--delta", parse_delta, delta)
+    asked = solver is not None or encoding is not None or emit_smt2 is not None
+    if _choose_engine(engine, target, problem, asked) == "smt":
+        if d is not None:
+            raise SpecError(
+                "the SMT engine computes pure ε*; (ε, δ) needs every parameter fixed",
+                where="--delta",
+                fix="fix the parameters with --param NAME=VALUE and use --engine exact",
+            )
+        options = _smt_options(solver, encoding, timeout, emit_smt2, precision)
+        return _located(target, problem, lambda: _in_model(target, smt.epsilon, problem, options))
     budget = _budget(timeout, max_states)
-    return _located(target, problem, lambda: exact.epsilon(problem, delta=d, budget=budget))
+    fixed = _fixed(problem)
+    return _located(target, fixed, lambda: exact.epsilon(fixed, delta=d, budget=budget))
 
 
 def verify(
@@ -291,14 +472,53 @@ def verify(
     timeout: float | None = None,
     max_states: int | None = None,
     name: str | None = None,
+    engine: str = "auto",
+    params: Sequence[str] | None = None,
+    solver: str | None = None,
+    encoding: str | None = None,
+    emit_smt2: str | Path | None = None,
 ) -> Result:
-    """Decide ε-privacy (or (ε, δ)-privacy) of a target exactly."""
+    """Decide ε-privacy (or (ε, δ)-privacy): exactly, or for every unknown parameter value."""
     problem = load_problem(
-        target, settings=settings, neighbours=neighbours, horizon=horizon, name=name
+        target, settings=settings, neighbours=neighbours, horizon=horizon, name=name, params=params
     )
     budget_eps = eps if isinstance(eps, Epsilon) else _option("--epsilon", Epsilon.parse, eps)
     d = None if delta is None else _option("--delta", parse_delta, delta)
+    asked = solver is not None or encoding is not None or emit_smt2 is not None
+    if _choose_engine(engine, target, problem, asked) == "smt":
+        if d is not None:
+            raise SpecError(
+                "the SMT engine decides pure ε-privacy; (ε, δ) needs every parameter fixed",
+                where="--delta",
+                fix="fix the parameters with --param NAME=VALUE and use --engine exact",
+            )
+        options = _smt_options(solver, encoding, timeout, emit_smt2, None)
+        return _located(
+            target, problem, lambda: _in_model(target, smt.verify, problem, budget_eps, options)
+        )
     budget = _budget(timeout, max_states)
-    return _located(
-        target, problem, lambda: exact.verify(problem, budget_eps, delta=d, budget=budget)
-    )
+    fixed = _fixed(problem)
+    return _located(target, fixed, lambda: exact.verify(fixed, budget_eps, delta=d, budget=budget))
+
+
+def closed_forms(
+    target: str | Problem,
+    *,
+    settings: Mapping[str, str] | None = None,
+    params: Sequence[str] | None = None,
+    horizon: int | None = None,
+    output: str | None = None,
+    solver: str | None = None,
+    timeout: float | None = None,
+    precision: str | Fraction | None = None,
+    name: str | None = None,
+) -> smt.ClosedForms:
+    """Each outcome's probability under each prior as a rational function of the parameters.
+
+    With ``output`` (an outcome, e.g. ``"2~"`` or ``"start 1"``), also ε*(θ) for
+    it and its supremum over the domain.
+    """
+    problem = load_problem(target, settings=settings, horizon=horizon, name=name, params=params)
+    options = _smt_options(solver, None, timeout, None, precision)
+    outcome = None if output is None else tuple(output.split())
+    return smt.closed_forms(problem, outcome, options)

@@ -171,6 +171,90 @@ class UnboundedLoss:
 
 
 @dataclass(frozen=True)
+class ParameterValue:
+    """A parameter's value at a witness: the exact rational used, and the solver's
+    algebraic number when that rational refines an irrational model value."""
+
+    name: str
+    value: Fraction
+    algebraic: str | None = None
+
+    def show(self) -> str:
+        decimal = f"{float(self.value):.6g}"
+        if self.algebraic is not None:
+            return f"{self.name} = {self.algebraic} (checked at ≈ {decimal})"
+        if self.value.denominator == 1 or len(str(self.value)) <= 12:
+            return f"{self.name} = {self.value}"
+        return f"{self.name} = {self.value} ≈ {decimal}"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "value": str(self.value)}
+        if self.algebraic is not None:
+            out["algebraic"] = self.algebraic
+        return out
+
+
+def show_point(point: tuple[ParameterValue, ...]) -> str:
+    return ", ".join(v.show() for v in point)
+
+
+@dataclass(frozen=True)
+class ParametricReport:
+    """What the SMT engine found about the unknown parameters.
+
+    ``point`` is where the witness holds (verify) or the best point found
+    (epsilon); ``region`` says whether some parameter value satisfies ε (with
+    one such point) or none does; for ε* the supremum's proven upper bound,
+    whether it is attained, and the boundary point it is approached at.
+    """
+
+    domain: str
+    point: tuple[ParameterValue, ...] = ()
+    solver: str = ""
+    region: str | None = None
+    holds_at: tuple[ParameterValue, ...] = ()
+    upper: Loss | None = None
+    attained: bool | None = None
+    limit: tuple[ParameterValue, ...] = ()
+
+    def lines(self) -> list[tuple[str, str]]:
+        rows = [("parameters", self.domain)]
+        if self.point:
+            rows.append(("at", show_point(self.point)))
+        if self.region:
+            rows.append(("region", self.region))
+        if self.holds_at:
+            rows.append(("holds at", show_point(self.holds_at)))
+        if self.upper is not None:
+            rows.append(("upper bound", self.upper.show()))
+        if self.attained is not None:
+            rows.append(("attained", "yes" if self.attained else "no (a limit, not a value)"))
+        if self.limit:
+            rows.append(("approached at", show_point(self.limit)))
+        if self.solver:
+            rows.append(("solver", self.solver))
+        return rows
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"domain": self.domain}
+        if self.point:
+            out["point"] = [v.to_json() for v in self.point]
+        if self.region:
+            out["region"] = self.region
+        if self.holds_at:
+            out["holds_at"] = [v.to_json() for v in self.holds_at]
+        if self.upper is not None:
+            out["upper"] = self.upper.to_json()
+        if self.attained is not None:
+            out["attained"] = self.attained
+        if self.limit:
+            out["limit"] = [v.to_json() for v in self.limit]
+        if self.solver:
+            out["solver"] = self.solver
+        return out
+
+
+@dataclass(frozen=True)
 class Statistics:
     """What the engine did: time, comparisons, explored states or sequences."""
 
@@ -199,6 +283,7 @@ class Result:
     reason: str | None = None
     statistics: Statistics = field(default_factory=Statistics)
     certificate: UnboundedLoss | None = None
+    parametric: ParametricReport | None = None
 
     @property
     def exit_code(self) -> int:
@@ -217,7 +302,11 @@ class Result:
             out["delta"] = str(self.delta)
         out["epsilon_star"] = self.epsilon_star.to_json() if self.epsilon_star else None
         if self.lower_bound is not None and self.epsilon_star is None:
-            out["bounds"] = {"lower": self.lower_bound.to_json(), "upper": None}
+            upper = self.parametric.upper if self.parametric is not None else None
+            out["bounds"] = {
+                "lower": self.lower_bound.to_json(),
+                "upper": upper.to_json() if upper is not None else None,
+            }
         if self.delta_star is not None:
             out["delta_star"] = str(self.delta_star)
         out["witness"] = self.witness.to_json() if self.witness else None
@@ -225,6 +314,8 @@ class Result:
             out["horizons"] = [h.to_json() for h in self.horizons]
         if self.certificate is not None:
             out["certificate"] = self.certificate.to_json()
+        if self.parametric is not None:
+            out["parameters"] = self.parametric.to_json()
         out["method"] = self.method
         if self.reason:
             out["reason"] = self.reason

@@ -181,7 +181,7 @@ CASES = [
     ),
     case(
         "parameter-without-value",
-        ["epsilon", "{tmp}/model.yaml"],
+        ["epsilon", "{tmp}/model.yaml", "--engine", "exact"],
         ["{tmp}/model.yaml:", "parameters p have no value"],
         "--set p=1/3",
         {"model.yaml": 'parameters:\n  p: {domain: "(0, 1)"}\n' + model("{x: p, y: 1-p}")},

@@ -34,12 +34,20 @@ from faier.cli.common import (
     parse_settings,
     run_result,
 )
+from faier.cli.smt import (
+    EmitOption,
+    EncodingOption,
+    EngineOption,
+    ParamOption,
+    PrecisionOption,
+    SolverOption,
+)
 from faier.errors import InputError
 from faier.examples import table2
 from faier.examples.registry import EXAMPLES
 from faier.results import Verdict
 
-COMMAND_MODULES: tuple[str, ...] = ("faier.cli.check",)
+COMMAND_MODULES: tuple[str, ...] = ("faier.cli.smt", "faier.cli.check")
 """Modules that add commands to ``app`` when imported (one per further engine)."""
 
 
@@ -54,8 +62,17 @@ def epsilon(
     timeout: TimeoutOption = None,
     max_states: StatesOption = None,
     name: NameOption = None,
+    engine: EngineOption = "auto",
+    param: ParamOption = None,
+    solver: SolverOption = None,
+    encoding: EncodingOption = None,
+    emit_smt2: EmitOption = None,
+    precision: PrecisionOption = None,
 ) -> None:
-    """Compute the exact privacy loss ε* (with --delta: the least ε with δ(ε) ≤ δ)."""
+    """Compute the exact privacy loss ε* (with --delta: the least ε with δ(ε) ≤ δ).
+
+    With unknown parameters: the supremum of ε* over their domain.
+    """
     run_result(
         lambda: api.epsilon(
             target,
@@ -66,6 +83,12 @@ def epsilon(
             timeout=timeout,
             max_states=max_states,
             name=name,
+            engine=engine,
+            params=param,
+            solver=solver,
+            encoding=encoding,
+            emit_smt2=emit_smt2,
+            precision=precision,
         ),
         as_json,
     )
@@ -83,8 +106,16 @@ def verify(
     timeout: TimeoutOption = None,
     max_states: StatesOption = None,
     name: NameOption = None,
+    engine: EngineOption = "auto",
+    param: ParamOption = None,
+    solver: SolverOption = None,
+    encoding: EncodingOption = None,
+    emit_smt2: EmitOption = None,
 ) -> None:
-    """Decide whether TARGET is ε-private (exit 0 holds, 1 violated, 3 unknown, 2 bad input)."""
+    """Decide whether TARGET is ε-private (exit 0 holds, 1 violated, 3 unknown, 2 bad input).
+
+    With unknown parameters: for every value in their domain (or where it fails).
+    """
     run_result(
         lambda: api.verify(
             target,
@@ -96,6 +127,11 @@ def verify(
             timeout=timeout,
             max_states=max_states,
             name=name,
+            engine=engine,
+            params=param,
+            solver=solver,
+            encoding=encoding,
+            emit_smt2=emit_smt2,
         ),
         as_json,
     )
@@ -119,6 +155,16 @@ def examples(as_json: JsonOption = False) -> None:
                     }
                     for p in e.parameters
                 ],
+                **(
+                    {
+                        "unknowns": [
+                            {"name": u.name, "default": u.show_default(), "help": u.help}
+                            for u in e.unknowns
+                        ]
+                    }
+                    if e.unknowns
+                    else {}
+                ),
             }
             for e in EXAMPLES
         ]
@@ -137,6 +183,8 @@ def examples(as_json: JsonOption = False) -> None:
         for p in example.parameters:
             meaning = p.help + (f" ({' | '.join(p.choices)})" if p.choices else "")
             table.add_row(p.name, p.show_default(), meaning)
+        for u in example.unknowns:
+            table.add_row(u.name, u.show_default(), f"{u.help} (--param {u.name}=… or 'in (a, b)')")
         out.print(table)
 
 

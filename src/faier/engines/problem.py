@@ -9,6 +9,7 @@ from faier.mechanisms.interactive import Interactive
 from faier.mechanisms.program import Program, StepProgram
 from faier.model.hmm import HMM
 from faier.privacy.specs import DifferentialPrivacy, InteractiveDP, PrivacySpec, Pufferfish
+from faier.privacy.symbolic import ParametricPufferfish
 
 Mechanism = Program | StepProgram | Interactive | HMM  # type: ignore[type-arg]
 
@@ -19,7 +20,7 @@ class Problem:
 
     name: str
     mechanism: Mechanism
-    privacy: PrivacySpec
+    privacy: PrivacySpec | ParametricPufferfish
     horizon: int | None = None
     title: str = ""
 
@@ -33,7 +34,7 @@ class Problem:
                 f"{self.name} is interactive: only adaptive DP over query answers is supported",
             )
         if isinstance(self.mechanism, HMM) and not isinstance(
-            self.privacy, Pufferfish | DifferentialPrivacy
+            self.privacy, Pufferfish | DifferentialPrivacy | ParametricPufferfish
         ):
             raise SpecError(f"{self.name}: an HMM is compared by pairs of initial distributions")
 

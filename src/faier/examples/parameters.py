@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from faier.errors import SpecError
+from faier.model.parameters import PROBABILITY_DOMAIN, Interval, Parameter
 from faier.model.probability import parse_number
 
 
@@ -92,3 +93,23 @@ def resolve(
 def fraction(value: Any) -> Fraction:
     """Narrow a parameter value to a Fraction."""
     return Fraction(value)
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A prior probability an example leaves unknown (or fixes by default).
+
+    ``--param NAME=VALUE`` fixes it, ``--param 'NAME in (a, b)'`` sets its domain.
+    """
+
+    name: str
+    help: str
+    domain: Interval = PROBABILITY_DOMAIN
+    value: Fraction | None = None
+
+    @property
+    def parameter(self) -> Parameter:
+        return Parameter(self.name, self.domain, self.value)
+
+    def show_default(self) -> str:
+        return f"{self.value} (fixed)" if self.value is not None else f"unknown in {self.domain}"

@@ -6,20 +6,25 @@ parameters and defaults are listed by ``faier examples``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from faier.engines.problem import Problem
 from faier.errors import SpecError
 from faier.examples import scenarios
-from faier.examples.parameters import ParameterSpec, fraction, resolve
+from faier.examples.parameters import ParameterSpec, Unknown, fraction, resolve
+from faier.examples.seed_hmms import geometric_hmm, noisy_max_hmm
 from faier.mechanisms.library.above_threshold import above_threshold
 from faier.mechanisms.library.geometric import truncated_geometric_mechanism
 from faier.mechanisms.library.histogram import histogram
-from faier.mechanisms.library.noisy_max import TIES, noisy_max
+from faier.mechanisms.library.noisy_max import TIES, NoisyMaxState, noisy_max
 from faier.mechanisms.library.randomized_response import randomized_response
 from faier.mechanisms.library.sparse_vector import VARIANTS, sparse_vector
+from faier.mechanisms.program import StepProgram
+from faier.model.parameters import Parameter
 from faier.privacy.neighbours import EveryQuery, OneQuery
 from faier.privacy.specs import DifferentialPrivacy, InteractiveDP, PrivacySpec
 
@@ -33,10 +38,13 @@ class Example:
     seed: str
     parameters: tuple[ParameterSpec, ...]
     build: Callable[[dict[str, Any]], Problem]
+    unknowns: tuple[Unknown, ...] = ()
 
     def problem(self, settings: Mapping[str, str] | None = None) -> Problem:
         """The problem for these ``--set`` values (defaults for the rest)."""
-        return self.build(resolve(self.parameters, settings or {}, self.name))
+        values = resolve(self.parameters, settings or {}, self.name)
+        values.update({u.name: u.parameter for u in self.unknowns})
+        return self.build(values)
 
 
 ALPHA = ParameterSpec("alpha", "fraction", "1/2", "geometric noise parameter α (ε = ln 1/α)")
@@ -112,6 +120,115 @@ def _sparse_vector(v: dict[str, Any]) -> Problem:
         threshold=v["threshold"],
     )
     return Problem("sparse-vector", mechanism, InteractiveDP(1), title=mechanism.name)
+
+
+def _unknowns(v: dict[str, Any], *names: str) -> tuple[Parameter, ...]:
+    return tuple(v[name] for name in names)
+
+
+PRIORS = ParameterSpec(
+    "priors",
+    "choice",
+    "secret",
+    "condition on the secret itself, or take the paper's distributions verbatim",
+    ("secret", "paper"),
+)
+
+
+def _count_independent(v: dict[str, Any]) -> Problem:
+    (p,) = _unknowns(v, "p")
+    if v["priors"] == "paper":
+        privacy = scenarios.count_paper_with_unknown(p)
+    else:
+        privacy = scenarios.diseases_with_unknowns(
+            (scenarios.attribute("disease", p),),
+            "disease",
+            (p,),
+            "Pufferfish, independent disease, secret: does John have it",
+            prefix="",
+        )
+    return Problem(
+        "count-independent-disease", geometric_hmm(), privacy, 1, "truncated ½-geometric (Fig. 1c)"
+    )
+
+
+def _count_contagious(v: dict[str, Any]) -> Problem:
+    (p,) = _unknowns(v, "p")
+    privacy = scenarios.diseases_with_unknowns(
+        (scenarios.attribute("disease", p, contagious=True),),
+        "disease",
+        (p,),
+        "Pufferfish, contagious disease (both or neither), secret: does John have it",
+        prefix="",
+    )
+    return Problem(
+        "count-contagious-disease", geometric_hmm(), privacy, 1, "truncated ½-geometric (Fig. 1c)"
+    )
+
+
+def _most_common(v: dict[str, Any], name: str, contagious_a: bool) -> Problem:
+    params = _unknowns(v, "pA", "pB", "pC")
+    if v.get("priors") == "paper":
+        privacy = scenarios.three_diseases_paper_with_unknowns(params)
+    else:
+        kind = "A contagious in the family" if contagious_a else "independent diseases"
+        attributes = tuple(
+            scenarios.attribute(d, p, contagious=contagious_a and d == "A")
+            for d, p in zip("ABC", params, strict=True)
+        )
+        privacy = scenarios.diseases_with_unknowns(
+            attributes, "A", params, f"Pufferfish, {kind}, secret: does John have A"
+        )
+    return Problem(name, noisy_max_hmm(3), privacy, 2, "discrete Noisy Max, n = 3 (Fig. 2)")
+
+
+def _most_common_of_five(v: dict[str, Any]) -> Problem:
+    params = _unknowns(v, "p1", "p2", "p3", "p4", "p5")
+    attributes = tuple(
+        scenarios.attribute(f"disease {i + 1}", p, contagious=i == 0) for i, p in enumerate(params)
+    )
+    privacy = scenarios.diseases_with_unknowns(
+        attributes,
+        "disease 1",
+        params,
+        "Pufferfish, disease 1 contagious in the family, secret: does John have disease 1",
+        prefix=None,
+    )
+    mechanism = _five_queries()
+    return Problem("most-common-of-five-diseases", mechanism, privacy, title=mechanism.name)
+
+
+@functools.lru_cache(maxsize=1)
+def _five_queries() -> StepProgram[NoisyMaxState, int]:
+    """Noisy Max over five queries, shared so its memoised program states are reused."""
+    return noisy_max(5)
+
+
+def _most_common_secret_c(v: dict[str, Any]) -> Problem:
+    p1, p2 = _unknowns(v, "p1", "p2")
+    attributes = (
+        scenarios.attribute("A", p1),
+        scenarios.attribute("B", p2, contagious=True),
+        scenarios.attribute("C", Fraction(1, 2)),
+    )
+    privacy = scenarios.diseases_with_unknowns(
+        attributes,
+        "C",
+        (p1, p2),
+        "Pufferfish, A independent, B contagious, no knowledge of C, secret: does John have C",
+    )
+    report = "value" if v["report"] == "value" else "first"
+    return Problem(
+        "most-common-disease-secret-c",
+        noisy_max_hmm(3, report),
+        privacy,
+        2,
+        "discrete Noisy Max, n = 3, smallest index on ties (notes Ex. 7.1)",
+    )
+
+
+def _probability(name: str, what: str, value: Fraction | None = None) -> Unknown:
+    return Unknown(name, f"probability of {what}", value=value)
 
 
 THRESHOLD_ALPHA = ParameterSpec(
@@ -206,6 +323,79 @@ EXAMPLES: tuple[Example, ...] = (
             RANGE,
         ),
         _histogram,
+    ),
+    Example(
+        "count-independent-disease",
+        "noisy count of an independent disease, infection rate p unknown (Pufferfish)",
+        "FAIER journal Ex. 4.5 (Table 1); conference Ex. 4 — truncated ½-geometric, Fig. 1c",
+        (PRIORS,),
+        _count_independent,
+        (_probability("p", "the disease (each person independently)"),),
+    ),
+    Example(
+        "count-contagious-disease",
+        "noisy count of a contagious disease in a family of two, p unknown (Pufferfish)",
+        "FAIER journal Ex. 4.3–4.4; conference Ex. 3 — truncated ½-geometric, Fig. 1c",
+        (),
+        _count_contagious,
+        (_probability("p", "the disease (both or neither)"),),
+    ),
+    Example(
+        "most-common-disease",
+        "noisy max over three independent diseases, pA, pB, pC unknown (Pufferfish)",
+        "FAIER journal Ex. 6.2; conference Ex. 5 — discrete Noisy Max, Fig. 2",
+        (PRIORS,),
+        lambda v: _most_common(v, "most-common-disease", contagious_a=False),
+        (
+            _probability("pA", "disease A"),
+            _probability("pB", "disease B"),
+            _probability("pC", "disease C"),
+        ),
+    ),
+    Example(
+        "most-common-disease-family",
+        "noisy max over three diseases, A contagious between two family members (Pufferfish)",
+        "FAIER journal Ex. 6.3 — discrete Noisy Max, Fig. 2",
+        (),
+        lambda v: _most_common(v, "most-common-disease-family", contagious_a=True),
+        (
+            _probability("pA", "disease A (both or neither)"),
+            _probability("pB", "disease B"),
+            _probability("pC", "disease C"),
+        ),
+    ),
+    Example(
+        "most-common-of-five-diseases",
+        "noisy max over five diseases, disease 1 contagious in the family, p2 unknown",
+        "FAIER conference Ex. 6 — discrete Noisy Max over 5 queries",
+        (),
+        _most_common_of_five,
+        (
+            _probability("p1", "disease 1 (both or neither)"),
+            _probability("p2", "disease 2"),
+            _probability("p3", "disease 3", Fraction(3, 10)),
+            _probability("p4", "disease 4", Fraction(4, 10)),
+            _probability("p5", "disease 5", Fraction(5, 10)),
+        ),
+    ),
+    Example(
+        "most-common-disease-secret-c",
+        "noisy max (smallest index on ties), secret: does John have C (uniform prior on C)",
+        "Noisy Max notes, Ex. 7.1 — discrete Noisy Max, n = 3, ties to the smallest index",
+        (
+            ParameterSpec(
+                "report",
+                "choice",
+                "index",
+                "report the smallest maximal index, or the maximal value (notes Ex. 7.2)",
+                ("index", "value"),
+            ),
+        ),
+        _most_common_secret_c,
+        (
+            _probability("p1", "disease A (each person independently)", Fraction(1, 5)),
+            _probability("p2", "disease B (both or neither)", Fraction(2, 5)),
+        ),
     ),
 )
 

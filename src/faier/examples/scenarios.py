@@ -3,16 +3,21 @@
 The ``*-paper`` scenarios take the seeds' hand-derived distributions verbatim
 (conditioning on "count ≥ 1" for "John has the disease"); the others derive
 the priors by exact Bayesian conditioning on the secret itself.  See
-docs/DISCREPANCIES.md.
+docs/DISCREPANCIES.md.  The ``*_with_unknowns`` scenarios leave the disease
+probabilities as parameters (symbolic priors for the SMT engine).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from fractions import Fraction
 
+import sympy
+
 from faier.errors import SpecError
+from faier.examples.seed_hmms import vector_state
 from faier.model.distribution import Distribution
+from faier.model.parameters import Parameter
 from faier.privacy.datamodel import (
     Attribute,
     Contagious,
@@ -23,6 +28,14 @@ from faier.privacy.datamodel import (
     pufferfish_from_data,
 )
 from faier.privacy.specs import Comparison, Pufferfish
+from faier.privacy.symbolic import (
+    ParametricPufferfish,
+    SymbolicAttribute,
+    SymbolicComparison,
+    SymbolicDataModel,
+    SymbolicDistribution,
+    parametric_pufferfish_from_data,
+)
 
 JOHN = "John"
 
@@ -119,4 +132,112 @@ def three_diseases_paper(pa: Fraction, pb: Fraction, pc: Fraction) -> Pufferfish
     return Pufferfish(
         (comparison,),
         f"Pufferfish as in the seeds' Ex. 6.2 (verbatim), pA = {pa}, pB = {pb}, pC = {pc}",
+    )
+
+
+def _symbol(parameter: Parameter) -> sympy.Symbol:
+    return sympy.Symbol(parameter.name, real=True)
+
+
+def counts_state(prefix: str | None) -> Callable[[tuple[int, ...]], Hashable]:
+    """The input of a count vector: an HMM state (``"2"`` for one count, ``in120`` for
+    several) or, with no prefix, the count vector itself (a one-shot program's input)."""
+
+    def state(counts: tuple[int, ...]) -> Hashable:
+        if prefix is None:
+            return counts
+        if not prefix:
+            return str(counts[0])
+        return vector_state(prefix, counts)
+
+    return state
+
+
+def diseases_with_unknowns(
+    attributes: tuple[SymbolicAttribute, ...],
+    secret: str,
+    parameters: tuple[Parameter, ...],
+    description: str,
+    prefix: str | None = "in",
+) -> ParametricPufferfish:
+    """John and one family member; does John have ``secret``?  The counts are the input.
+
+    Attribute probabilities are symbols of ``parameters`` (or numbers); the
+    priors are conditioned on the secret itself (docs/DISCREPANCIES.md).
+    """
+    model = SymbolicDataModel((JOHN, "family member"), attributes)
+    state = counts_state(prefix)
+    return parametric_pufferfish_from_data(
+        model,
+        ((Secret(JOHN, secret, True), Secret(JOHN, secret, False)),),
+        lambda d: state(model.counts(d)),
+        description,
+        parameters,
+    )
+
+
+def attribute(
+    name: str, parameter: Parameter | Fraction, contagious: bool = False
+) -> SymbolicAttribute:
+    """A disease whose probability is an unknown parameter or a known number."""
+    p = (
+        _symbol(parameter)
+        if isinstance(parameter, Parameter)
+        else sympy.Rational(parameter.numerator, parameter.denominator)
+    )
+    return SymbolicAttribute(name, p, contagious)
+
+
+def count_paper_with_unknown(parameter: Parameter) -> ParametricPufferfish:
+    """Seed Ex. 4.5 verbatim with p unknown: prior (1−p)², 2p(1−p), p² against count ≥ 1."""
+    p = _symbol(parameter)
+    prior = {"0": (1 - p) ** 2, "1": 2 * p * (1 - p), "2": p**2}
+    mass = sympy.factor(prior["1"] + prior["2"])
+    at_least_one = {"1": sympy.factor(prior["1"] / mass), "2": sympy.factor(prior["2"] / mass)}
+    comparison = SymbolicComparison(
+        SymbolicDistribution.of(at_least_one),
+        SymbolicDistribution.of(prior),
+        "John has it (paper: count ≥ 1)",
+        "without John's record (paper: prior)",
+        "initial",
+        mass,
+    )
+    return ParametricPufferfish(
+        (comparison,), (parameter,), (), "Pufferfish as in the seeds' Ex. 4.5 (verbatim)"
+    )
+
+
+def three_diseases_paper_with_unknowns(parameters: tuple[Parameter, ...]) -> ParametricPufferfish:
+    """Seed Ex. 6.2 verbatim with pA, pB, pC unknown: fA ≥ 1 (has A) against fA ≤ 1."""
+    pa, pb, pc = (_symbol(p) for p in parameters)
+
+    def binomial(p: sympy.Expr) -> dict[int, sympy.Expr]:
+        return {0: (1 - p) ** 2, 1: 2 * p * (1 - p), 2: p**2}
+
+    fa, fb, fc = binomial(pa), binomial(pb), binomial(pc)
+    has_mass, has_not_mass = sympy.factor(fa[1] + fa[2]), sympy.factor(fa[0] + fa[1])
+    has = {a: sympy.factor(fa[a] / has_mass) for a in (1, 2)}
+    has_not = {a: sympy.factor(fa[a] / has_not_mass) for a in (0, 1)}
+
+    def joint(first: dict[int, sympy.Expr]) -> SymbolicDistribution:
+        return SymbolicDistribution.of(
+            {
+                vector_state("in", (a, b, c)): first[a] * fb[b] * fc[c]
+                for a in first
+                for b in fb
+                for c in fc
+            }
+        )
+
+    comparison = SymbolicComparison(
+        joint(has),
+        joint(has_not),
+        "John has A (paper: fA ≥ 1)",
+        "John has not A (paper: fA ≤ 1)",
+        "initial",
+        has_mass,
+        has_not_mass,
+    )
+    return ParametricPufferfish(
+        (comparison,), parameters, (), "Pufferfish as in the seeds' Ex. 6.2 (verbatim)"
     )

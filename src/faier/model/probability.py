@@ -124,7 +124,7 @@ def substitute(p: Probability, values: Mapping[str, Fraction]) -> Probability:
         for sym in p.free_symbols
         if str(sym) in values
     }
-    out = sympy.nsimplify(p.subs(subs)) if subs else p
+    out = sympy.cancel(p.subs(subs)) if subs else p
     if out.free_symbols:
         return sympy.simplify(out)
     if not out.is_Rational:

@@ -56,6 +56,9 @@ def render(result: Result, console: Console) -> None:
     if result.certificate is not None:
         for i, line in enumerate(result.certificate.lines()):
             table.add_row("no finite ε" if i == 0 else "", Text(line))
+    if result.parametric is not None:
+        for label, line in result.parametric.lines():
+            table.add_row(label, Text(line))
     if result.reason:
         table.add_row("reason", Text(result.reason))
     table.add_row("method", result.method)

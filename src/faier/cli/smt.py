@@ -1,0 +1,172 @@
+"""SMT-engine options for ``verify``/``epsilon``, and the ``closed-form`` command.
+
+Parameters are set with ``--param`` (``p=0.3`` fixes, ``'p in (0, 1)'``
+ranges, ``'pA <= pB'`` constrains); ``--engine auto`` uses the exact engine
+when every parameter is fixed and the SMT engine when some remain.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from faier import api
+from faier.cli.common import (
+    JsonOption,
+    NameOption,
+    SetOption,
+    TimeoutOption,
+    app,
+    error_line,
+    out,
+    parse_settings,
+)
+from faier.engines.smt.closed_form import ClosedForms, ratio_text, show
+from faier.errors import FaierError, InputError
+from faier.results import show_point
+
+EngineOption = Annotated[
+    str,
+    typer.Option(
+        "--engine", help="exact, smt, or auto (exact when every parameter is fixed, else smt)"
+    ),
+]
+ParamOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--param",
+        help="parameter: fix 'p=0.3', range 'p in (0, 1)', or constrain 'pA <= pB'",
+    ),
+]
+SolverOption = Annotated[
+    str | None, typer.Option("--solver", help="SMT solver: z3, cvc5 or portfolio (both)")
+]
+EncodingOption = Annotated[
+    str | None,
+    typer.Option("--encoding", help="fast (per-outcome polynomials) or faithful (Algorithm 1)"),
+]
+EmitOption = Annotated[
+    str | None, typer.Option("--emit-smt2", help="write every SMT query to this directory")
+]
+PrecisionOption = Annotated[
+    str | None,
+    typer.Option("--precision", help="SMT engine: ε* over a parameter domain to this precision"),
+]
+OutputOption = Annotated[
+    str | None,
+    typer.Option("--output", help="one outcome (e.g. '2~' or 'start 1'): also ε*(θ) and its sup"),
+]
+HorizonOption = Annotated[
+    int | None, typer.Option("--horizon", help="length of observation sequences")
+]
+
+
+def _forms_json(forms: ClosedForms) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "parameters": forms.space.describe(),
+        "pairs": [
+            {
+                "left": pair.left_name,
+                "right": pair.right_name,
+                "outcomes": [
+                    {
+                        "outcome": " ".join(row.outcome),
+                        "left": show(row.left, forms.space),
+                        "right": show(row.right, forms.space),
+                        "ratio": show(row.ratio, forms.space),
+                    }
+                    for row in pair.rows
+                ],
+            }
+            for pair in forms.pairs
+        ],
+    }
+    if forms.supremum is not None:
+        sup = forms.supremum
+        data["supremum"] = {
+            "exact": None if sup.exact is None else str(sup.exact),
+            "lower": None if sup.lower is None else str(sup.lower),
+            "upper": None if sup.upper is None else str(sup.upper),
+            "infinite": sup.infinite,
+            "attained": sup.attained,
+        }
+    return data
+
+
+def _print_forms(forms: ClosedForms) -> None:
+    out.print(Text(f"parameters: {forms.space.describe()}"))
+    for pair in forms.pairs:
+        table = Table(title=f"{pair.left_name}  vs  {pair.right_name}", title_justify="left")
+        table.add_column("outcome")
+        table.add_column(escape(f"Pr[outcome | {pair.left_name}]"))
+        table.add_column(escape(f"Pr[outcome | {pair.right_name}]"))
+        table.add_column("ratio")
+        for row in pair.rows:
+            table.add_row(
+                Text(" ".join(row.outcome)),
+                Text(show(row.left, forms.space)),
+                Text(show(row.right, forms.space)),
+                Text(show(row.ratio, forms.space)),
+            )
+        out.print(table)
+    sup = forms.supremum
+    if sup is None or forms.outcome is None:
+        return
+    label = " ".join(forms.outcome)
+    out.print(Text(f"ε*(θ) for {label} = ln max(ratio, 1/ratio) over the pairs above"))
+    if sup.infinite:
+        out.print(Text("sup over the domain: ∞ (the outcome is impossible on one side only)"))
+    elif sup.exact is not None:
+        attained = {True: "attained", False: "not attained (a limit)", None: "attainment unknown"}
+        out.print(Text(f"sup over the domain: {ratio_text(sup.exact)}, {attained[sup.attained]}"))
+        if sup.limit:
+            out.print(Text(f"approached at {show_point(sup.limit)}"))
+    elif sup.lower is not None:
+        upper = ratio_text(sup.upper) if sup.upper is not None else "unknown"
+        out.print(Text(f"sup over the domain: between {ratio_text(sup.lower)} and {upper}"))
+    if sup.found is not None:
+        out.print(Text(f"best point found: {show_point(sup.found.values)}"))
+
+
+@app.command("closed-form")
+def closed_form(
+    target: Annotated[str, typer.Argument(help="built-in example or model file")],
+    set_: SetOption = None,
+    param: ParamOption = None,
+    horizon: HorizonOption = None,
+    output: OutputOption = None,
+    solver: SolverOption = None,
+    timeout: TimeoutOption = None,
+    precision: PrecisionOption = None,
+    as_json: JsonOption = False,
+    name: NameOption = None,
+) -> None:
+    """Print each outcome's probability under each prior as a function of the parameters."""
+    try:
+        forms = api.closed_forms(
+            target,
+            settings=parse_settings(set_),
+            params=param,
+            horizon=horizon,
+            output=output,
+            solver=solver,
+            timeout=timeout,
+            precision=precision,
+            name=name,
+        )
+    except InputError as problem:
+        error_line(problem.render())
+        raise typer.Exit(2) from None
+    except FaierError as problem:
+        error_line(str(problem))
+        raise typer.Exit(2) from None
+    if as_json:
+        sys.stdout.write(json.dumps(_forms_json(forms), ensure_ascii=False, indent=2) + "\n")
+    else:
+        _print_forms(forms)

@@ -1,0 +1,233 @@
+"""The seeds' Algorithm 1 (PufferfishCheck), encoded as they describe it.
+
+For an HMM, a comparison (π, τ), c = e^ε and a length k, observation
+variables w_0 … w_{k-1} (Int, w_t ∈ Ω) select each step's emission by
+nested ite (SELECT); the forward vectors are built with PRODUCT, DOT and
+SUM exactly as in the pseudocode, and the query asserts
+SUM(α_{k-1}) > c·SUM(β_{k-1}) (GT).  sat gives the violating observation
+sequence (and parameter values), unsat proves the comparison private at
+length k.  Looping models are checked for k = 1, 2, … up to the horizon.
+A one-shot program is seen as the HMM whose states are its inputs and whose
+emissions are their exact output distributions (seed Fig. 1c).  Forward
+terms that are constant zeros are left out (the solver would simplify them
+away); everything else is as in the pseudocode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import sympy
+
+from faier.engines.smt import smtlib
+from faier.engines.smt.encode import space_assertions
+from faier.engines.smt.polynomial import Polynomial
+from faier.engines.smt.question import Question
+from faier.engines.smt.session import Session
+from faier.engines.smt.smtlib import Query
+from faier.engines.smt.tables import Outcome
+from faier.engines.smt.witness import Checked, candidates, describe, recompute
+from faier.model.hmm import HMM
+from faier.model.probability import Probability, is_symbolic
+from faier.model.values import show_input
+from faier.privacy.budget import Epsilon
+from faier.privacy.symbolic import SymbolicComparison
+from faier.results import ParameterValue
+
+
+@dataclass(frozen=True)
+class View:
+    """The HMM Algorithm 1 runs on, and how its states and observations map back."""
+
+    hmm: HMM
+    state_of: dict[Hashable, str]
+    output_of: dict[str, Hashable]
+
+
+def view(question: Question) -> View:
+    """The question's HMM, or a one-shot program as an HMM over its inputs (Fig. 1c)."""
+    if question.hmm is not None:
+        hmm = question.hmm
+        return View(hmm, {s: s for s in hmm.states}, {})
+    program = question.program
+    assert program is not None
+    inputs: dict[Hashable, None] = {}
+    for comparison in question.comparisons:
+        inputs.update(dict.fromkeys(comparison.left.support()))
+        inputs.update(dict.fromkeys(comparison.right.support()))
+    tables = {x: program.output_distribution(x).as_dict() for x in inputs}
+    outputs: dict[str, Hashable] = {}
+    for table in tables.values():
+        for output in table:
+            outputs.setdefault(program.output_name(output), output)
+    names = {x: show_input(x) for x in inputs}
+    states = tuple(names.values())
+    observations = tuple(outputs)
+    emission = tuple(
+        tuple(tables[x].get(outputs[o], Fraction(0)) for o in observations) for x in inputs
+    )
+    transition = tuple(
+        tuple(Fraction(int(i == j)) for j in range(len(states))) for i in range(len(states))
+    )
+    return View(HMM(states, observations, transition, emission), names, outputs)
+
+
+def _term(p: Probability) -> str:
+    if isinstance(p, Fraction):
+        return smtlib.real(p, decimal=True)
+    return smtlib.expression(p, decimal=True)
+
+
+def _select(w: str, row: Sequence[Probability]) -> str:
+    """SELECT(w, Ω, o(s, ·)): nested ite over the observations."""
+    text = smtlib.real(Fraction(0), decimal=True)
+    for index in reversed(range(len(row))):
+        text = f"(ite (= {w} {index}) {_term(row[index])} {text})"
+    return text
+
+
+def _denominators(question: Question, hmm: HMM, comparison: SymbolicComparison) -> list[str]:
+    """Every symbolic denominator must be non-zero: division by 0 is unspecified in SMT-LIB."""
+    found: dict[sympy.Expr, None] = {}
+    weights = [w for _, w in comparison.left.items] + [w for _, w in comparison.right.items]
+    entries = [p for row in (*hmm.transition, *hmm.emission) for p in row if is_symbolic(p)]
+    for expr in [*weights, *entries]:
+        denominator = sympy.fraction(sympy.together(expr))[1]
+        if denominator.free_symbols:
+            found[denominator] = None
+    for mass in (comparison.left_mass, comparison.right_mass):
+        numerator, denominator = sympy.fraction(sympy.together(mass))
+        for part in (numerator, denominator):
+            if part.free_symbols:
+                found[part] = None
+    return [f"(not (= {smtlib.expression(d, decimal=True)} 0.0))" for d in found]
+
+
+def _forward(
+    side: str, k: int, hmm: HMM, initial: dict[str, Probability]
+) -> tuple[list[str], list[str]]:
+    """define-funs for α_t(s) (or β_t(s)) and the names of α_{k-1}."""
+    n = len(hmm.states)
+    index = {name: i for i, name in enumerate(hmm.states)}
+    definitions: list[str] = []
+    current: dict[int, str] = {}
+    for name, weight in initial.items():
+        s = index[name]
+        label = f"{side}_0_{s}"
+        definitions.append(
+            f"(define-fun {label} () Real (* {_term(weight)} {_select('w0', hmm.emission[s])}))"
+        )
+        current[s] = label
+    for t in range(1, k):
+        following: dict[int, str] = {}
+        for s2 in range(n):
+            terms = [
+                f"(* {current[s]} {_term(hmm.transition[s][s2])})"
+                for s in current
+                if hmm.transition[s][s2] != 0
+            ]
+            if not terms:
+                continue
+            dot = terms[0] if len(terms) == 1 else f"(+ {' '.join(terms)})"
+            label = f"{side}_{t}_{s2}"
+            definitions.append(
+                f"(define-fun {label} () Real (* {dot} {_select(f'w{t}', hmm.emission[s2])}))"
+            )
+            following[s2] = label
+        current = following
+    return definitions, list(current.values())
+
+
+def _sum(names: list[str]) -> str:
+    if not names:
+        return "0.0"
+    return names[0] if len(names) == 1 else f"(+ {' '.join(names)})"
+
+
+def pufferfish_check(
+    question: Question, hmm_view: View, comparison: SymbolicComparison, ratio: Fraction, k: int
+) -> Query:
+    """Algorithm 1's query: unsat iff Pr(ω|π) ≤ c·Pr(ω|τ) for every ω of length k."""
+    hmm = hmm_view.hmm
+    m = len(hmm.observations)
+    observations = tuple(f"w{t}" for t in range(k))
+    left = {hmm_view.state_of[x]: w for x, w in comparison.left.items}
+    right = {hmm_view.state_of[x]: w for x, w in comparison.right.items}
+    alpha_defs, alpha = _forward("a", k, hmm, left)
+    beta_defs, beta = _forward("b", k, hmm, right)
+    assertions = [f"(and (<= 0 {w}) (< {w} {m}))" for w in observations]
+    assertions.extend(space_assertions(question.space, decimal=True))
+    assertions.extend(_denominators(question, hmm, comparison))
+    c = smtlib.real(ratio, decimal=True)
+    assertions.append(f"(> {_sum(alpha)} (* {c} {_sum(beta)}))")
+    return Query(
+        f"algorithm1-k{k}",
+        "QF_NIRA",
+        question.variables,
+        tuple(assertions),
+        (
+            "the seeds' Algorithm 1 (PufferfishCheck)",
+            f"pi: {comparison.left_name}; tau: {comparison.right_name}; c = {ratio}; k = {k}",
+            "observations: " + ", ".join(f"{i} = {o}" for i, o in enumerate(hmm.observations)),
+        ),
+        observations,
+        tuple(alpha_defs + beta_defs),
+    )
+
+
+@dataclass(frozen=True)
+class FaithfulFinding:
+    """A violating sequence found by Algorithm 1 and recomputed exactly."""
+
+    comparison: SymbolicComparison
+    outcome: Outcome
+    checked: Checked
+    values: tuple[ParameterValue, ...]
+    k: int
+
+
+def run(
+    question: Question, eps: Epsilon, ratio: Fraction, session: Session
+) -> tuple[str, FaithfulFinding | None, str]:
+    """('holds' | 'violated' | 'unknown', finding, reason): each comparison, k = 1..horizon."""
+    hmm_view = view(question)
+    hmm = hmm_view.hmm
+    zero = Polynomial.constant(question.variables, 0)
+    reason = ""
+    for comparison in question.comparisons:
+        for k in range(1, question.horizon + 1):
+            if session.out_of_time():
+                return (
+                    "unknown",
+                    None,
+                    reason or f"timeout of {session.options.timeout:g} s reached",
+                )
+            answer = session.ask(pufferfish_check(question, hmm_view, comparison, ratio, k))
+            if answer.status == "unsat":
+                continue
+            if answer.status != "sat":
+                where = f"{comparison.left_name} vs {comparison.right_name}, k = {k}"
+                reason = reason or f"{where}: {answer.explain()}"
+                continue
+            sequence = tuple(
+                hmm.observations[int(answer.model[f"w{t}"].exact or 0)] for t in range(k)
+            )
+            key = hmm_view.output_of.get(sequence[0]) if question.program is not None else sequence
+            outcome = Outcome(sequence, key, zero, zero)
+            for point in candidates(answer.model, question.space):
+                if (
+                    not question.space.contains(point)
+                    or comparison.instantiate({**question.fixed, **point}) is None
+                ):
+                    continue
+                p, q = recompute(question.problem, comparison, outcome, point)
+                if eps.exceeded_by(None if q == 0 else p / q):
+                    values = describe(point, answer.model, question.space)
+                    finding = FaithfulFinding(comparison, outcome, Checked(point, p, q), values, k)
+                    return "violated", finding, ""
+            reason = reason or "the solver's witness did not survive the exact recheck"
+    if reason:
+        return "unknown", None, reason
+    return "holds", None, ""
