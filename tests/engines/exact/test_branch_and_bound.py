@@ -31,7 +31,11 @@ def interactive_mechanisms(draw: st.DrawFn) -> Interactive:
                 weights[0] = 1
             total = sum(weights)
             table[(s, x)] = Distribution.of(
-                {outcome: Fraction(w, total) for outcome, w in zip(outcomes, weights, strict=True) if w}
+                {
+                    outcome: Fraction(w, total)
+                    for outcome, w in zip(outcomes, weights, strict=True)
+                    if w
+                }
             )
 
     def step(state: int, answer: int, ctx):  # type: ignore[no-untyped-def]
@@ -48,7 +52,9 @@ def exhaustive(mechanism: Interactive, horizon: int) -> list[Fraction | None]:
 
     comparisons = [
         sequence_mode.SequenceComparison(
-            {i: Fraction(1)}, {i: Fraction(1)}, Comparison(Distribution.point(k), Distribution.point(k), k, k)
+            {i: Fraction(1)},
+            {i: Fraction(1)},
+            Comparison(Distribution.point(k), Distribution.point(k), k, k),
         )
         for k, i in starts.items()
     ]
@@ -59,7 +65,9 @@ def exhaustive(mechanism: Interactive, horizon: int) -> list[Fraction | None]:
 
 @settings(max_examples=60, deadline=None)
 @given(interactive_mechanisms(), st.integers(1, 4))
-def test_merged_search_equals_exhaustive_on_interactive(mechanism: Interactive, horizon: int) -> None:
+def test_merged_search_equals_exhaustive_on_interactive(
+    mechanism: Interactive, horizon: int
+) -> None:
     result = epsilon(Problem("r", mechanism, InteractiveDP(1), horizon))
     expected = exhaustive(mechanism, horizon)
     got = {row.k: row.loss.ratio for row in result.horizons}
