@@ -47,7 +47,7 @@ from faier.examples import table2
 from faier.examples.registry import EXAMPLES
 from faier.results import Verdict
 
-COMMAND_MODULES: tuple[str, ...] = ("faier.cli.smt", "faier.cli.check")
+COMMAND_MODULES: tuple[str, ...] = ("faier.cli.smt", "faier.cli.check", "faier.cli.testing")
 """Modules that add commands to ``app`` when imported (one per further engine)."""
 
 
