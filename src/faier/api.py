@@ -12,7 +12,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from faier.engines import exact, parametric, smt
 from faier.engines.budget import Budget
@@ -302,7 +302,9 @@ def _option(where: str, parse: Callable[[T], R], text: T) -> R:
         raise exc.located(where) from None
 
 
-def _budget(timeout: float | None, max_states: int | None) -> Budget:
+def _budget(
+    timeout: float | None, max_states: int | None, progress: Callable[[Any], None] | None = None
+) -> Budget:
     if timeout is not None and not timeout > 0:
         raise SpecError(
             f"the timeout must be positive, got {timeout:g}",
@@ -315,7 +317,7 @@ def _budget(timeout: float | None, max_states: int | None) -> Budget:
             where="--max-states",
             fix="e.g. --max-states 100000, or leave it out for no limit",
         )
-    return Budget(timeout, max_states)
+    return Budget(timeout, max_states, progress=progress)
 
 
 def _located(target: str | Problem, problem: Problem, run: Callable[[], Result]) -> Result:
@@ -430,6 +432,7 @@ def epsilon(
     timeout: float | None = None,
     max_states: int | None = None,
     name: str | None = None,
+    progress: Callable[[Any], None] | None = None,
     engine: str = "auto",
     params: Sequence[str] | None = None,
     solver: str | None = None,
@@ -456,7 +459,7 @@ def epsilon(
             )
         options = _smt_options(solver, encoding, timeout, emit_smt2, precision)
         return _located(target, problem, lambda: _in_model(target, smt.epsilon, problem, options))
-    budget = _budget(timeout, max_states)
+    budget = _budget(timeout, max_states, progress)
     fixed = _fixed(problem)
     return _located(target, fixed, lambda: exact.epsilon(fixed, delta=d, budget=budget))
 
@@ -472,6 +475,7 @@ def verify(
     timeout: float | None = None,
     max_states: int | None = None,
     name: str | None = None,
+    progress: Callable[[Any], None] | None = None,
     engine: str = "auto",
     params: Sequence[str] | None = None,
     solver: str | None = None,
@@ -496,7 +500,7 @@ def verify(
         return _located(
             target, problem, lambda: _in_model(target, smt.verify, problem, budget_eps, options)
         )
-    budget = _budget(timeout, max_states)
+    budget = _budget(timeout, max_states, progress)
     fixed = _fixed(problem)
     return _located(target, fixed, lambda: exact.verify(fixed, budget_eps, delta=d, budget=budget))
 

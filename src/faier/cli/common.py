@@ -69,11 +69,33 @@ def error_line(message: str) -> None:
     err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
 
 
+class SearchProgress:
+    """A live status line on stderr with the search's counts (terminals only)."""
+
+    def __init__(self) -> None:
+        self.status: Any = None
+
+    def __call__(self, counts: Any) -> None:
+        if self.status is not None:
+            self.status.update(
+                f"searching… length {counts.depth}: {counts.explored} explored, "
+                f"{counts.pruned} pruned, {counts.merged} merged, {counts.frontier} in the frontier"
+            )
+
+
+progress = SearchProgress()
+"""Pass ``progress=progress`` to an API call run through :func:`run_result`."""
+
+
 def run_result(action: Callable[[], Result], as_json: bool) -> None:
     """Run an API call; bad input becomes one message and exit 2."""
     try:
-        with err.status("computing…", spinner="dots") if err.is_terminal else NullContext():
+        with (
+            err.status("computing…", spinner="dots") if err.is_terminal else NullContext() as status
+        ):
+            progress.status = status
             result = action()
+        progress.status = None
     except InputError as problem:
         error_line(problem.render())
         raise typer.Exit(2) from None

@@ -32,6 +32,7 @@ from faier.cli.common import (
     error_line,
     out,
     parse_settings,
+    progress,
     run_result,
 )
 from faier.cli.smt import (
@@ -83,6 +84,7 @@ def epsilon(
             timeout=timeout,
             max_states=max_states,
             name=name,
+            progress=progress,
             engine=engine,
             params=param,
             solver=solver,
@@ -127,6 +129,7 @@ def verify(
             timeout=timeout,
             max_states=max_states,
             name=name,
+            progress=progress,
             engine=engine,
             params=param,
             solver=solver,
