@@ -72,24 +72,39 @@ def growth_bounds(system: SequenceSystem, horizon: int) -> list[list[Loss]]:
     automaton), F_s(σw)/G_s(σw) ≤ max_t L_σ[s][t]/R_σ[s][t] · B[j−1][t]; for
     HMMs (L = R) every B is 1 and the bound is the classic max_s a(s)/b(s).
     """
-    n = system.size
-    bounds = [[Loss(Fraction(1))] * n]
+    steps = _step_factors(system)
+    bounds = [[Loss(Fraction(1))] * system.size]
     for _ in range(horizon):
         previous = bounds[-1]
         row = []
-        for s in range(n):
+        for factors in steps:
             best = Loss(Fraction(1))
-            for left, right in zip(system.left, system.right, strict=True):
-                right_row = dict(right[s])
-                for t, p in left[s]:
-                    q = right_row.get(t, Fraction(0))
-                    factor = Loss(None) if q == 0 else Loss(p / q)
-                    candidate = _product(factor, previous[t])
-                    if candidate.exceeds(best):
-                        best = candidate
+            for t, factor in factors.items():
+                candidate = _product(factor, previous[t])
+                if candidate.exceeds(best):
+                    best = candidate
             row.append(best)
         bounds.append(row)
     return bounds
+
+
+def _step_factors(system: SequenceSystem) -> list[dict[int, Loss]]:
+    """Per state s and successor t: max over symbols of L_σ[s][t]/R_σ[s][t] (∞ if R is 0).
+
+    It does not depend on the remaining length, so it is computed once.
+    """
+    steps: list[dict[int, Loss]] = []
+    for s in range(system.size):
+        factors: dict[int, Loss] = {}
+        for left, right in zip(system.left, system.right, strict=True):
+            right_row = dict(right[s])
+            for t, p in left[s]:
+                q = right_row.get(t, Fraction(0))
+                factor = Loss(None) if q == 0 else Loss(p / q)
+                if t not in factors or factor.exceeds(factors[t]):
+                    factors[t] = factor
+        steps.append(factors)
+    return steps
 
 
 def _product(x: Loss, y: Loss) -> Loss:
