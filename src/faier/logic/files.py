@@ -9,16 +9,14 @@ the last one.
 from __future__ import annotations
 
 import difflib
-import json
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from faier.errors import ModelError, SpecError
 from faier.logic.models import LogicModel, logic_model, markov_chain, mdp
 from faier.logic.neighbours import neighbour_spec_from_data
+from faier.model.files import read_document
 
 KEYS = (
     "name",
@@ -51,58 +49,6 @@ def load_model_file(path: str | Path) -> LogicModel:
         raise ModelError(f"cannot read the file: {exc}", where=source) from None
     data = read_document(text, source, json_format=file.suffix.lower() == ".json")
     return parse_model_document(data, source=source, default_name=file.stem)
-
-
-class _StrictLoader(yaml.SafeLoader):
-    """A safe YAML loader that rejects a repeated key instead of keeping the last one."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
-        seen: set[Hashable] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if isinstance(key, Hashable):
-                if key in seen:
-                    raise yaml.constructor.ConstructorError(
-                        None, None, f"the key {key!r} appears twice", key_node.start_mark
-                    )
-                seen.add(key)
-        return super().construct_mapping(node, deep)
-
-
-def _no_repeats(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    out: dict[str, object] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"the key {key!r} appears twice")
-        out[key] = value
-    return out
-
-
-def read_document(text: str, source: str, *, json_format: bool) -> object:
-    """Parsed YAML or JSON; syntax errors name the line."""
-    if json_format:
-        try:
-            return json.loads(text, object_pairs_hook=_no_repeats)
-        except json.JSONDecodeError as exc:
-            raise ModelError(
-                f"not valid JSON: {exc.msg} (column {exc.colno})",
-                where=f"{source}: line {exc.lineno}",
-                fix="check commas, brackets and quotes on that line",
-            ) from None
-        except ValueError as exc:
-            raise ModelError(str(exc), where=source, fix="keep one of them") from None
-    try:
-        return yaml.load(text, Loader=_StrictLoader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f"{source}: line {mark.line + 1}" if mark is not None else source
-        raise ModelError(
-            f"not valid YAML: {exc.problem or exc.context or 'syntax error'}",
-            where=where,
-            fix="check the indentation and quoting on that line",
-        ) from None
-    except yaml.YAMLError as exc:
-        raise ModelError(f"not valid YAML: {exc}", where=source) from None
 
 
 def _name(value: object, where: str) -> str:

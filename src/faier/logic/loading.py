@@ -15,6 +15,7 @@ from faier.logic import files, prism
 from faier.logic.examples import EXAMPLES, build_example
 from faier.logic.models import LogicModel
 from faier.logic.neighbours import NeighbourSpec, neighbour_spec_from_data, parse_neighbour_spec
+from faier.model.files import read_document
 
 
 def load_model(target: str, settings: Mapping[str, str] | None = None) -> LogicModel:
@@ -49,6 +50,6 @@ def load_neighbours(text: str) -> NeighbourSpec:
             raw = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise SpecError(f"cannot read the file: {exc}", where=text) from None
-        data = files.read_document(raw, text, json_format=path.suffix.lower() == ".json")
+        data = read_document(raw, text, json_format=path.suffix.lower() == ".json")
         return neighbour_spec_from_data(data, source=text)
     return parse_neighbour_spec(text)

@@ -253,6 +253,11 @@ def _parse_json(text: str, source: str) -> object:
         raise exc.located(source) from None
 
 
+def read_document(text: str, source: str, *, json_format: bool) -> object:
+    """Parsed YAML or JSON text: repeated keys and syntax errors name the line and the fix."""
+    return _parse_json(text, source) if json_format else _parse_yaml(text, source)
+
+
 def _kind(value: object) -> str:
     """How a YAML/JSON value reads to a user, for messages."""
     if value is None:
