@@ -16,8 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from faier.cli.common import JsonOption, SetOption, app, error_line, out, parse_settings
-from faier.errors import FaierError, InputError
+from faier.cli.common import JsonOption, SetOption, app, bad_input_exits, out, parse_settings
 from faier.results import Loss, Verdict
 
 if TYPE_CHECKING:
@@ -62,7 +61,7 @@ def check(
     max_words: WordsOption = None,
 ) -> None:
     """Check a dpCTL* formula (exit 0 holds, 1 fails, 3 unknown, 2 bad input)."""
-    try:
+    with bad_input_exits(ImportError):
         from faier.logic import checker, loading
 
         target = loading.load_model(model, parse_settings(set_))
@@ -74,12 +73,6 @@ def check(
             state=state or None,
             word_limit=max_words if max_words is not None else checker.WORD_LIMIT,
         )
-    except InputError as problem:
-        error_line(problem.render())
-        raise typer.Exit(2) from None
-    except (FaierError, ImportError) as problem:
-        error_line(str(problem))
-        raise typer.Exit(2) from None
     if as_json:
         sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n")
     else:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any, Optional
 
 import typer
@@ -87,21 +88,29 @@ progress = SearchProgress()
 """Pass ``progress=progress`` to an API call run through :func:`run_result`."""
 
 
+@contextmanager
+def bad_input_exits(*also: type[Exception]) -> Iterator[None]:
+    """Bad input, faier's own refusals (and ``also``) become one stderr line and exit 2."""
+    refusals: tuple[type[Exception], ...] = (FaierError, *also)
+    try:
+        yield
+    except InputError as problem:
+        error_line(problem.render())
+        raise typer.Exit(2) from None
+    except refusals as problem:
+        error_line(str(problem))
+        raise typer.Exit(2) from None
+
+
 def run_result(action: Callable[[], Result], as_json: bool) -> None:
     """Run an API call; bad input becomes one message and exit 2."""
-    try:
+    with bad_input_exits():
         with (
             err.status("computing…", spinner="dots") if err.is_terminal else NullContext() as status
         ):
             progress.status = status
             result = action()
         progress.status = None
-    except InputError as problem:
-        error_line(problem.render())
-        raise typer.Exit(2) from None
-    except FaierError as problem:
-        error_line(str(problem))
-        raise typer.Exit(2) from None
     if as_json:
         sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n")
     else:

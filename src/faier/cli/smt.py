@@ -23,12 +23,11 @@ from faier.cli.common import (
     SetOption,
     TimeoutOption,
     app,
-    error_line,
+    bad_input_exits,
     out,
     parse_settings,
 )
 from faier.engines.smt.closed_form import ClosedForms, ratio_text, show
-from faier.errors import FaierError, InputError
 from faier.results import show_point
 
 EngineOption = Annotated[
@@ -148,7 +147,7 @@ def closed_form(
     name: NameOption = None,
 ) -> None:
     """Print each outcome's probability under each prior as a function of the parameters."""
-    try:
+    with bad_input_exits():
         forms = api.closed_forms(
             target,
             settings=parse_settings(set_),
@@ -160,12 +159,6 @@ def closed_form(
             precision=precision,
             name=name,
         )
-    except InputError as problem:
-        error_line(problem.render())
-        raise typer.Exit(2) from None
-    except FaierError as problem:
-        error_line(str(problem))
-        raise typer.Exit(2) from None
     if as_json:
         sys.stdout.write(json.dumps(_forms_json(forms), ensure_ascii=False, indent=2) + "\n")
     else:

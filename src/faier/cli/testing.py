@@ -25,13 +25,14 @@ from faier.cli.common import (
     NeighboursOption,
     SetOption,
     app,
+    bad_input_exits,
     err,
     error_line,
     out,
     parse_settings,
 )
 from faier.engines.statistical.reports import EpsilonPoint, StatReport
-from faier.errors import FaierError, InputError
+from faier.errors import InputError
 from faier.report.statistical import plot_pvalues, render_bound, render_certify, render_test
 
 R = TypeVar("R")
@@ -100,17 +101,12 @@ class _Bar:
 def _run(action: Callable[[Any], R]) -> R:
     """Run with a progress bar when stderr is a terminal; bad input becomes exit 2."""
     try:
-        if not err.is_terminal:
-            return action(None)
-        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
-        with Progress(*columns, TimeElapsedColumn(), console=err, transient=True) as bar:
-            return action(_Bar(bar))
-    except InputError as problem:
-        error_line(problem.render())
-        raise typer.Exit(2) from None
-    except FaierError as problem:
-        error_line(str(problem))
-        raise typer.Exit(2) from None
+        with bad_input_exits():
+            if not err.is_terminal:
+                return action(None)
+            columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+            with Progress(*columns, TimeElapsedColumn(), console=err, transient=True) as bar:
+                return action(_Bar(bar))
     except KeyboardInterrupt:
         error_line("interrupted before a result was ready")
         raise typer.Exit(130) from None
