@@ -50,3 +50,28 @@ def test_delta() -> None:
     for bad in ["2", "-0.1", "abc"]:
         with pytest.raises(SpecError):
             parse_delta(bad)
+
+
+@pytest.mark.parametrize(
+    ("text", "ratio"),
+    [("ln(2)", Fraction(2)), ("3*ln(2)", Fraction(8)), ("ln(1.5)", Fraction(3, 2))],
+)
+def test_log_forms_read_without_sympy_agree_with_sympy(text: str, ratio: Fraction) -> None:
+    import sympy
+
+    eps = Epsilon.parse(text)
+    assert eps.exp_ratio == ratio
+    assert (
+        sympy.simplify(sympy.exp(eps.expr) - sympy.Rational(ratio.numerator, ratio.denominator))
+        == 0
+    )
+    assert eps.value == pytest.approx(
+        float(sympy.log(sympy.Rational(ratio.numerator, ratio.denominator)))
+    )
+
+
+def test_reported_epsilon_keeps_its_exact_form() -> None:
+    eps = Epsilon.from_ratio(Fraction(288, 73))
+    assert eps.text == "ln(288/73)"
+    assert eps.value == pytest.approx(1.3725, abs=1e-4)
+    assert eps == Epsilon.parse("ln(288/73)")

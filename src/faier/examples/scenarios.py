@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from fractions import Fraction
-
-import sympy
+from typing import TYPE_CHECKING
 
 from faier.errors import SpecError
 from faier.examples.seed_hmms import vector_state
@@ -36,6 +35,9 @@ from faier.privacy.symbolic import (
     SymbolicDistribution,
     parametric_pufferfish_from_data,
 )
+
+if TYPE_CHECKING:
+    import sympy
 
 JOHN = "John"
 
@@ -136,6 +138,8 @@ def three_diseases_paper(pa: Fraction, pb: Fraction, pc: Fraction) -> Pufferfish
 
 
 def _symbol(parameter: Parameter) -> sympy.Symbol:
+    import sympy
+
     return sympy.Symbol(parameter.name, real=True)
 
 
@@ -180,6 +184,8 @@ def attribute(
     name: str, parameter: Parameter | Fraction, contagious: bool = False
 ) -> SymbolicAttribute:
     """A disease whose probability is an unknown parameter or a known number."""
+    import sympy
+
     p = (
         _symbol(parameter)
         if isinstance(parameter, Parameter)
@@ -190,6 +196,8 @@ def attribute(
 
 def count_paper_with_unknown(parameter: Parameter) -> ParametricPufferfish:
     """Seed Ex. 4.5 verbatim with p unknown: prior (1−p)², 2p(1−p), p² against count ≥ 1."""
+    import sympy
+
     p = _symbol(parameter)
     prior = {"0": (1 - p) ** 2, "1": 2 * p * (1 - p), "2": p**2}
     mass = sympy.factor(prior["1"] + prior["2"])
@@ -209,6 +217,8 @@ def count_paper_with_unknown(parameter: Parameter) -> ParametricPufferfish:
 
 def three_diseases_paper_with_unknowns(parameters: tuple[Parameter, ...]) -> ParametricPufferfish:
     """Seed Ex. 6.2 verbatim with pA, pB, pC unknown: fA ≥ 1 (has A) against fA ≤ 1."""
+    import sympy
+
     pa, pb, pc = (_symbol(p) for p in parameters)
 
     def binomial(p: sympy.Expr) -> dict[int, sympy.Expr]:

@@ -12,14 +12,16 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-
-import sympy
+from typing import TYPE_CHECKING
 
 from faier.errors import SpecError
 from faier.logic.models import STAY, LogicModel, logic_model, markov_chain, mdp
 from faier.logic.neighbours import NeighbourRelation, NeighbourSpec
 from faier.model.probability import parse_number
 from faier.privacy.budget import Epsilon, parse_delta
+
+if TYPE_CHECKING:
+    pass
 
 SINK = "†"
 Rows = dict[str, dict[str, Fraction]]
@@ -210,6 +212,8 @@ def subsampling_majority(
     multiple of 10⁻¹⁵ (rows still sum to exactly 1), so verdicts are exact
     for this rounded chain.  A tied subsample's majority is a fair coin.
     """
+    import sympy
+
     if n < 1:
         raise SpecError(f"n = {n} is below 1", fix="n is the data set size, e.g. n=3")
     eps = Epsilon.parse(epsilon)
@@ -294,6 +298,8 @@ def _red_majority(red: int, blue: int, q: Fraction) -> Fraction:
 
 def _laplace_pass(r: Fraction, eps: Epsilon, delta: Fraction) -> Fraction:
     """Pr[r + Lap(1/ε) > ln(1/δ)/ε], rounded to a multiple of 1e-15."""
+    import sympy
+
     rational = sympy.Rational(r.numerator, r.denominator)
     cut = sympy.log(1 / sympy.Rational(delta.numerator, delta.denominator)) / eps.expr - rational
     tail = sympy.exp(-eps.expr * cut) / 2 if cut >= 0 else 1 - sympy.exp(eps.expr * cut) / 2

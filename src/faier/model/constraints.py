@@ -12,13 +12,15 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-
-import sympy
+from typing import TYPE_CHECKING
 
 from faier.errors import SpecError
 from faier.model.expressions import ExpressionError, parse_expression
 from faier.model.parameters import Interval
 from faier.model.probability import parse_number
+
+if TYPE_CHECKING:
+    import sympy
 
 RELATIONS = ("<=", ">=", "!=", "==", "<", ">", "=")
 _SPLIT = re.compile(r"(<=|>=|!=|==|<|>|=)")
@@ -40,6 +42,8 @@ class Constraint:
     @classmethod
     def parse(cls, text: str, names: Iterable[str], *, where: str = "--param") -> Constraint:
         """Read ``pA <= pB``, ``pA + pB < 1``, ``pA = 2*pB``; names must be declared."""
+        import sympy
+
         declared = tuple(names)
         parts = _SPLIT.split(text)
         if len(parts) != 3:
@@ -81,10 +85,14 @@ class Constraint:
 
     def difference(self) -> sympy.Expr:
         """lhs − rhs: the constraint is ``difference relation 0``."""
+        import sympy
+
         return sympy.together(self.lhs - self.rhs)
 
     def holds_at(self, values: Mapping[str, Fraction]) -> bool:
         """Whether the constraint holds at a rational point (exactly)."""
+        import sympy
+
         subs = {s: sympy.Rational(values[str(s)]) for s in (self.lhs - self.rhs).free_symbols}
         value = sympy.cancel((self.lhs - self.rhs).subs(subs))
         if not value.is_Rational:

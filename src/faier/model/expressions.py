@@ -13,9 +13,11 @@ import operator
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sympy
+if TYPE_CHECKING:
+    import sympy
+
 
 _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
@@ -39,6 +41,8 @@ def parse_expression(
     functions: Mapping[str, Callable[[sympy.Expr], sympy.Expr]] | None = None,
 ) -> sympy.Expr:
     """An exact sympy expression for ``text`` (``^`` is a power, as in ``p^2``)."""
+    import sympy
+
     source = text.strip().replace("^", "**")
     if not source:
         raise ExpressionError("empty expression")

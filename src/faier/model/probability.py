@@ -12,14 +12,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from typing import TypeAlias
-
-import sympy
+from typing import TYPE_CHECKING, TypeAlias
 
 from faier.errors import ModelError
 from faier.model.expressions import ExpressionError, parse_expression
 
-Probability: TypeAlias = Fraction | sympy.Expr
+if TYPE_CHECKING:
+    import sympy
+
+Probability: TypeAlias = "Fraction | sympy.Expr"
 
 _NUMBER = re.compile(r"^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*(/\s*\d+\s*)?$")
 _SAFE_EXPR = re.compile(r"^[\sA-Za-z0-9_.+\-*/()^]*$")
@@ -66,6 +67,8 @@ def parse_probability(
         return ParsedProbability(value, is_decimal)
     except ValueError:
         pass
+    import sympy
+
     s = str(text).strip()
     names = tuple(parameters)
     if not s or not _SAFE_EXPR.match(s):
@@ -119,6 +122,8 @@ def substitute(p: Probability, values: Mapping[str, Fraction]) -> Probability:
     """Fix some parameters; returns a Fraction once no parameter remains."""
     if isinstance(p, Fraction):
         return p
+    import sympy
+
     subs = {
         sym: sympy.Rational(values[str(sym)].numerator, values[str(sym)].denominator)
         for sym in p.free_symbols
@@ -170,6 +175,8 @@ def check_row(row: Mapping[str, ParsedProbability], *, where: str) -> dict[str, 
     if not values:
         raise ModelError("empty distribution", where=where, fix="give at least one outcome")
     if any(is_symbolic(v) for v in values.values()):
+        import sympy
+
         total = sympy.simplify(sum(values.values()) - 1)
         if total != 0:
             raise ModelError(

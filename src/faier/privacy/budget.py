@@ -9,63 +9,109 @@ digits of precision decides exactly.
 
 from __future__ import annotations
 
+import functools
+import math
+import re
 from dataclasses import dataclass
 from fractions import Fraction
-
-import sympy
+from typing import TYPE_CHECKING
 
 from faier.errors import SpecError
 from faier.model.expressions import ExpressionError, parse_expression
 from faier.model.probability import parse_number
 
+if TYPE_CHECKING:
+    import sympy
+
 _PRECISION_STEPS = (30, 60, 120, 240, 480)
 
 
+_NUMBER = r"\d+(?:\.\d+)?(?:\s*/\s*\d+)?"
+_LOG_FORM = re.compile(rf"^\s*(?:(\d+)\s*\*\s*)?(?:ln|log)\(\s*({_NUMBER})\s*\)\s*$")
+
+
 def _rational(value: Fraction) -> sympy.Rational:
+    import sympy
+
     return sympy.Rational(value.numerator, value.denominator)
+
+
+def _read(raw: str) -> sympy.Expr:
+    """The exact real number ``raw`` stands for, or a SpecError saying why not."""
+    import sympy
+
+    try:
+        expr = parse_expression(
+            raw,
+            names={"e": sympy.E},
+            functions={"ln": sympy.log, "log": sympy.log, "exp": sympy.exp},
+        )
+    except ExpressionError as exc:
+        raise SpecError(
+            f"cannot read ε = {raw!r}: {exc}",
+            fix="write a number like 1.372 or a log form like ln(2), 4*ln(2), ln(24/7)",
+        ) from exc
+    if not isinstance(expr, sympy.Expr) or expr.free_symbols or not expr.is_real:
+        raise SpecError(f"ε = {raw!r} is not a real number", fix="write e.g. ln(2)")
+    if expr.is_negative:
+        raise SpecError(f"ε = {raw!r} is negative", fix="ε must be at least 0")
+    return expr
+
+
+def _log_form_ratio(raw: str) -> Fraction | None:
+    """e^ε for ``k*ln(r)`` with whole k and rational r ≥ 1, read without sympy."""
+    match = _LOG_FORM.match(raw)
+    if match is None:
+        return None
+    try:
+        ratio = parse_number(match.group(2))[0]
+    except ValueError:
+        return None
+    if ratio < 1:
+        return None
+    return ratio ** int(match.group(1) or 1)
 
 
 @dataclass(frozen=True)
 class Epsilon:
-    """A non-negative ε; ``exp_ratio`` is e^ε when that is rational."""
+    r"""A non-negative ε; ``exp_ratio`` is e^ε when that is rational.
+
+    The sympy form (``expr``) is built on first use: the common log forms and
+    every ε\* the engines report are handled in rationals, so a plain run
+    never pays for loading sympy.
+    """
 
     text: str
-    expr: sympy.Expr
     exp_ratio: Fraction | None
 
     @classmethod
     def parse(cls, text: str | float | int | Fraction) -> Epsilon:
         """Read ``ln(2)``, ``4*ln(2)``, ``ln(24/7)``, ``log(3)``, ``1.372``."""
         raw = str(text).strip()
-        if isinstance(text, Fraction | int | float):
-            raw = str(text)
-        try:
-            expr = parse_expression(
-                raw,
-                names={"e": sympy.E},
-                functions={"ln": sympy.log, "log": sympy.log, "exp": sympy.exp},
-            )
-        except ExpressionError as exc:
-            raise SpecError(
-                f"cannot read ε = {raw!r}: {exc}",
-                fix="write a number like 1.372 or a log form like ln(2), 4*ln(2), ln(24/7)",
-            ) from exc
-        if not isinstance(expr, sympy.Expr) or expr.free_symbols or not expr.is_real:
-            raise SpecError(f"ε = {raw!r} is not a real number", fix="write e.g. ln(2)")
-        if expr.is_negative:
-            raise SpecError(f"ε = {raw!r} is negative", fix="ε must be at least 0")
-        exp_value = sympy.simplify(sympy.exp(expr))
+        fast = _log_form_ratio(raw)
+        if fast is not None:
+            return cls(raw, fast)
+        import sympy
+
+        exp_value = sympy.simplify(sympy.exp(_read(raw)))
         exp_ratio = Fraction(int(exp_value.p), int(exp_value.q)) if exp_value.is_Rational else None
-        return cls(raw, expr, exp_ratio)
+        return cls(raw, exp_ratio)
 
     @classmethod
     def from_ratio(cls, ratio: Fraction) -> Epsilon:
         """ε = ln(ratio) for a rational ratio ≥ 1."""
-        return cls(f"ln({ratio})", sympy.log(_rational(ratio)), ratio)
+        return cls(f"ln({ratio})", ratio)
+
+    @functools.cached_property
+    def expr(self) -> sympy.Expr:
+        """ε as an exact sympy number."""
+        return _read(self.text)
 
     @property
     def value(self) -> float:
         """ε as a float, for display only."""
+        if self.exp_ratio is not None:
+            return math.log(self.exp_ratio.numerator) - math.log(self.exp_ratio.denominator)
         return float(self.expr)
 
     def compare_ratio(self, ratio: Fraction | None) -> int:
@@ -74,6 +120,8 @@ class Epsilon:
             return 1
         if self.exp_ratio is not None:
             return (ratio > self.exp_ratio) - (ratio < self.exp_ratio)
+        import sympy
+
         difference = _rational(ratio) - sympy.exp(self.expr)
         for digits in _PRECISION_STEPS:
             try:
@@ -107,4 +155,6 @@ def parse_delta(text: str | float | Fraction) -> Fraction:
 
 def exp_epsilon_symbolic(eps: Epsilon) -> sympy.Expr:
     """e^ε as a sympy number (rational when possible)."""
+    import sympy
+
     return _rational(eps.exp_ratio) if eps.exp_ratio is not None else sympy.exp(eps.expr)

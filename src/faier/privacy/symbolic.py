@@ -18,9 +18,7 @@ import itertools
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any
-
-import sympy
+from typing import TYPE_CHECKING, Any
 
 from faier.errors import SpecError
 from faier.model.constraints import Constraint
@@ -30,11 +28,21 @@ from faier.model.values import show_input
 from faier.privacy.datamodel import Attribute, DataModel, Dataset, Independent, Secret
 from faier.privacy.specs import Comparison, Pufferfish
 
-ONE = sympy.Integer(1)
+if TYPE_CHECKING:
+    import sympy
+
+
+def _one() -> sympy.Expr:
+    """The mass of an unconditioned prior (sympy loaded only when priors are symbolic)."""
+    import sympy
+
+    return sympy.Integer(1)
 
 
 def rational(expr: sympy.Expr) -> Fraction:
     """A parameter-free sympy expression as an exact Fraction."""
+    import sympy
+
     value = expr if expr.is_Rational else sympy.cancel(expr)
     if not value.is_Rational:
         raise SpecError(f"{expr} is not a rational number")
@@ -43,6 +51,8 @@ def rational(expr: sympy.Expr) -> Fraction:
 
 def substitute(expr: sympy.Expr, values: Mapping[str, Fraction]) -> sympy.Expr:
     """Fix the named parameters in an expression (others stay symbolic, unexpanded)."""
+    import sympy
+
     subs = {
         s: sympy.Rational(values[str(s)].numerator, values[str(s)].denominator)
         for s in expr.free_symbols
@@ -60,6 +70,8 @@ class SymbolicDistribution:
     @classmethod
     def of(cls, weights: Mapping[Any, sympy.Expr | Fraction | int]) -> SymbolicDistribution:
         """Build from a mapping; weights that are identically 0 are dropped."""
+        import sympy
+
         items = []
         for outcome, weight in weights.items():
             expr = (
@@ -100,8 +112,8 @@ class SymbolicComparison:
     left_name: str
     right_name: str
     kind: str = "initial"
-    left_mass: sympy.Expr = ONE
-    right_mass: sympy.Expr = ONE
+    left_mass: sympy.Expr = field(default_factory=_one)
+    right_mass: sympy.Expr = field(default_factory=_one)
 
     def swapped(self) -> SymbolicComparison:
         return SymbolicComparison(
@@ -245,6 +257,8 @@ class SymbolicAttribute:
 
     def column_weights(self, records: int) -> dict[tuple[bool, ...], sympy.Expr]:
         """Joint weight of each column value over all records."""
+        import sympy
+
         p = sympy.sympify(self.p)
         if self.contagious:
             return {(True,) * records: p, (False,) * records: 1 - p}
@@ -278,11 +292,13 @@ class SymbolicDataModel:
         Attributes are independent and a secret fixes one cell, so only the
         secret's column is conditioned; the other columns keep their prior.
         """
+        import sympy
+
         check = tuple(tuple(False for _ in self.attributes) for _ in self.records)
         self._structure.holds(secret, check)
         row = self.records.index(secret.record)
         columns: list[list[tuple[tuple[bool, ...], sympy.Expr]]] = []
-        mass: sympy.Expr = ONE
+        mass: sympy.Expr = sympy.Integer(1)
         for attribute in self.attributes:
             weights = attribute.column_weights(len(self.records))
             if attribute.name == secret.attribute:

@@ -20,11 +20,12 @@ All arithmetic is exact, so the per-horizon maxima are exact.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from faier.engines.budget import Budget
+from faier.engines.exact.incumbents import seed_incumbents
 from faier.engines.exact.sequence_mode import (
     DepthRecord,
     SearchState,
@@ -50,6 +51,8 @@ class SearchCounts:
     depth: int = 0
     cut: bool = False
     """Some run was still going at the horizon (or was pruned): longer runs exist."""
+    pattern_runs: int = 0
+    """StatDP input patterns tried for incumbents before the exact pass."""
 
 
 @dataclass
@@ -59,6 +62,9 @@ class _Node:
     scale: Fraction
     comparison: int
     path: tuple[int, ...]
+
+
+Frontier = dict[Key | tuple[int, int], _Node]
 
 
 def _normalised(vector: SparseVector, total: Fraction) -> tuple[tuple[int, Fraction], ...]:
@@ -128,6 +134,16 @@ def _ratio_bound(a: SparseVector, b: SparseVector, growth: list[Loss]) -> Loss:
     return best
 
 
+def _keep_all(a: SparseVector, b: SparseVector, depth: int) -> bool:
+    return True
+
+
+def _best_of(frontier: Frontier, width: int) -> Frontier:
+    """The ``width`` prefixes of largest loss (the beam)."""
+    ranked = sorted(frontier.items(), key=lambda item: item[1].scale, reverse=True)
+    return dict(ranked[:width])
+
+
 def is_symmetric(system: SequenceSystem) -> bool:
     """True when both sides step with the same matrices (HMMs): the bound applies."""
     return all(left is right for left, right in zip(system.left, system.right, strict=True))
@@ -135,21 +151,23 @@ def is_symmetric(system: SequenceSystem) -> bool:
 
 def _extend(
     system: SequenceSystem,
-    frontier: dict[Key | tuple[int, int], _Node],
+    frontier: Frontier,
     depth: int,
     horizon: int,
     budget: Budget,
     state: SearchState,
     counts: SearchCounts,
     keep: Callable[[SparseVector, SparseVector, int], bool],
-) -> dict[Key | tuple[int, int], _Node]:
-    """One level: extend every prefix by every symbol, record losses, merge, prune."""
+    symbols: Iterable[int],
+) -> Frontier:
+    """One level: extend every prefix by the given symbols, record losses, merge, prune."""
     halted = system.halted
-    following: dict[Key | tuple[int, int], _Node] = {}
+    following: Frontier = {}
+    chosen = tuple(symbols)
     for node in frontier.values():
         budget.spend()
         counts.explored += 1
-        for sym in range(len(system.symbols)):
+        for sym in chosen:
             a2 = _times(node.a, system.left[sym])
             pa = sum(a2.values(), Fraction(0))
             if pa == 0:
@@ -183,9 +201,6 @@ def _extend(
     return following
 
 
-BEAM_WIDTH = 16
-
-
 def merged_search(
     system: SequenceSystem,
     comparisons: Sequence[SequenceComparison],
@@ -198,13 +213,13 @@ def merged_search(
 ) -> SearchCounts:
     """Fill ``state.best`` with the exact best loss per length, merging and pruning.
 
-    A narrow beam first finds good transcripts for every length (incumbents);
-    the exact pass then drops every prefix whose bound cannot beat the
-    incumbent of any length it could still reach.
+    Incumbents come first (StatDP's patterns, then a beam: see
+    :mod:`incumbents`); the exact pass then drops every prefix whose bound
+    cannot beat the incumbent of any length it could still reach.
     """
     counts = counts or SearchCounts()
     growth = growth_bounds(system, horizon)
-    start: dict[Key | tuple[int, int], _Node] = {
+    start: Frontier = {
         (index, -1): _Node(c.a0, c.b0, Fraction(1), index, ())
         for index, c in enumerate(comparisons)
     }
@@ -215,16 +230,12 @@ def merged_search(
             out.append(None if record is None else record.loss)
         return out
 
-    beam = dict(start)
-    for depth in range(1, horizon + 1):
-        beam = _extend(
-            system, beam, depth, horizon, budget, state, SearchCounts(), lambda a, b, d: True
+    def extend_all(frontier: Frontier, depth: int, symbols: Sequence[int]) -> Frontier:
+        return _extend(
+            system, frontier, depth, horizon, budget, state, SearchCounts(), _keep_all, symbols
         )
-        ranked = sorted(beam.items(), key=lambda item: item[1].scale, reverse=True)
-        beam = dict(ranked[:BEAM_WIDTH])
-        if not beam:
-            break
 
+    counts.pattern_runs = seed_incumbents(system, horizon, start, extend_all, _best_of)
     best = incumbents()
 
     def keep(a: SparseVector, b: SparseVector, depth: int) -> bool:
@@ -236,9 +247,12 @@ def merged_search(
         return False
 
     frontier = start
+    every_symbol = range(len(system.symbols))
     for depth in range(1, horizon + 1):
         counts.depth = depth
-        frontier = _extend(system, frontier, depth, horizon, budget, state, counts, keep)
+        frontier = _extend(
+            system, frontier, depth, horizon, budget, state, counts, keep, every_symbol
+        )
         best = incumbents()
         counts.frontier = len(frontier)
         if progress is not None:

@@ -12,8 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-
-import sympy
+from typing import TYPE_CHECKING
 
 from faier.engines.budget import Budget
 from faier.engines.problem import Problem
@@ -25,9 +24,14 @@ from faier.engines.smt.tables import Outcome, Table, build_tables
 from faier.engines.smt.validation import validate
 from faier.errors import SpecError
 
+if TYPE_CHECKING:
+    import sympy
+
 
 def show(expr: sympy.Expr, space: Space) -> str:
     """``(p^2 - 4*p + 4)/6``: integer coefficients, a denominator positive on the domain."""
+    import sympy
+
     numerator, denominator = sympy.fraction(sympy.cancel(sympy.together(expr)))
     symbols = sorted(expr.free_symbols, key=str)
     if not symbols:
@@ -65,6 +69,8 @@ class Row:
 
     @property
     def ratio(self) -> sympy.Expr:
+        import sympy
+
         return sympy.cancel(self.left / self.right) if self.right != 0 else sympy.oo
 
 
@@ -89,6 +95,8 @@ class ClosedForms:
 
 
 def _expression(table: Table, outcome: Outcome, side: str) -> sympy.Expr:
+    import sympy
+
     numerator = outcome.p if side == "left" else outcome.q
     denominator = (table.left if side == "left" else table.right) * table.shared
     return sympy.factor(sympy.cancel(numerator.to_sympy() / denominator.to_sympy()))

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-
-import sympy
+from typing import TYPE_CHECKING
 
 from faier.engines.smt import smtlib
 from faier.engines.smt.polynomial import Polynomial
@@ -24,11 +23,16 @@ from faier.engines.smt.question import Space
 from faier.engines.smt.smtlib import Query
 from faier.engines.smt.tables import Outcome, Table
 
+if TYPE_CHECKING:
+    pass
+
 Ask = Callable[[Query], Answer]
 
 
 def space_assertions(space: Space, *, decimal: bool = False, closure: bool = False) -> list[str]:
     """Domains and constraints (``closure``: closed domains, constraints left out)."""
+    import sympy
+
     out = [
         smtlib.closed_domain(p) if closure else smtlib.domain(p, decimal=decimal)
         for p in space.parameters
@@ -112,6 +116,8 @@ class Signs:
 
     def product(self, polys: list[Polynomial]) -> int | None:
         """Sign of a product of polynomials, factor by factor (None if undetermined)."""
+        import sympy
+
         sign = 1
         for poly in polys:
             if poly.is_constant():

@@ -18,8 +18,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-
-import sympy
+from typing import TYPE_CHECKING
 
 from faier.engines.smt import smtlib
 from faier.engines.smt.encode import space_assertions
@@ -35,6 +34,9 @@ from faier.model.values import show_input
 from faier.privacy.budget import Epsilon
 from faier.privacy.symbolic import SymbolicComparison
 from faier.results import ParameterValue
+
+if TYPE_CHECKING:
+    import sympy
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,8 @@ def _select(w: str, row: Sequence[Probability]) -> str:
 
 def _denominators(question: Question, hmm: HMM, comparison: SymbolicComparison) -> list[str]:
     """Every symbolic denominator must be non-zero: division by 0 is unspecified in SMT-LIB."""
+    import sympy
+
     found: dict[sympy.Expr, None] = {}
     weights = [w for _, w in comparison.left.items] + [w for _, w in comparison.right.items]
     entries = [p for row in (*hmm.transition, *hmm.emission) for p in row if is_symbolic(p)]

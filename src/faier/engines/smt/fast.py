@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-
-import sympy
+from typing import TYPE_CHECKING
 
 from faier.engines.smt import smtlib
 from faier.engines.smt.encode import (
@@ -34,11 +33,16 @@ from faier.engines.smt.witness import Checked, candidates, describe, evaluate
 from faier.privacy.budget import Epsilon
 from faier.results import ParameterValue
 
+if TYPE_CHECKING:
+    pass
+
 BRACKET_DIGITS = (15, 40, 80)
 
 
 def ratio_bounds(eps: Epsilon, digits: int) -> tuple[Fraction, Fraction]:
     """Rationals lo < e^ε < hi (equal when e^ε is rational) at about ``digits`` digits."""
+    import sympy
+
     if eps.exp_ratio is not None:
         return eps.exp_ratio, eps.exp_ratio
     approx = sympy.Rational(str(sympy.exp(eps.expr).evalf(digits + 10)))

@@ -12,8 +12,11 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-import sympy
+if TYPE_CHECKING:
+    import sympy
+
 
 Monomial = tuple[int, ...]
 
@@ -38,6 +41,8 @@ class Polynomial:
     @classmethod
     def from_sympy(cls, expr: sympy.Expr, variables: tuple[str, ...]) -> Polynomial:
         """Expand a polynomial sympy expression (raises ValueError if it is not one)."""
+        import sympy
+
         symbols = [sympy.Symbol(v, real=True) for v in variables]
         expr = sympy.sympify(expr).subs(
             {s: symbols[variables.index(str(s))] for s in expr.free_symbols if str(s) in variables}
@@ -59,6 +64,8 @@ class Polynomial:
         return cls(variables, terms)
 
     def to_sympy(self) -> sympy.Expr:
+        import sympy
+
         symbols = [sympy.Symbol(v, real=True) for v in self.variables]
         total = sympy.Integer(0)
         for monomial, c in self.terms.items():

@@ -15,12 +15,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
-
-import sympy
+from typing import TYPE_CHECKING
 
 from faier.engines.smt.polynomial import Polynomial
 from faier.model.constraints import Constraint
 from faier.model.parameters import Parameter
+
+if TYPE_CHECKING:
+    import sympy
 
 
 def integer(value: int) -> str:
@@ -68,6 +70,8 @@ def polynomial(poly: Polynomial, *, scale_to_integers: bool = True) -> str:
 
 def expression(expr: sympy.Expr, *, decimal: bool = False) -> str:
     """A rational function of parameters (sympy) as an SMT-LIB Real term."""
+    import sympy
+
     expr = sympy.sympify(expr)
     if expr.is_Rational:
         return real(Fraction(int(expr.p), int(expr.q)), decimal=decimal)

@@ -18,8 +18,7 @@ import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-
-import sympy
+from typing import TYPE_CHECKING
 
 from faier.engines.budget import Budget
 from faier.engines.smt.polynomial import Polynomial
@@ -27,6 +26,9 @@ from faier.engines.smt.question import Question
 from faier.model.hmm import HMM
 from faier.model.probability import Probability, is_symbolic
 from faier.privacy.symbolic import SymbolicComparison, SymbolicDistribution
+
+if TYPE_CHECKING:
+    import sympy
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,8 @@ def _walk(expr: sympy.Expr, variables: tuple[str, ...]) -> RationalFunction:
 
 def rational_function(expr: sympy.Expr | Fraction, variables: tuple[str, ...]) -> RationalFunction:
     """Split a rational function of the parameters into expanded numerator and denominator."""
+    import sympy
+
     if isinstance(expr, Fraction):
         one = Polynomial.constant(variables, 1)
         return RationalFunction(Polynomial.constant(variables, expr), one)
@@ -91,6 +95,8 @@ def rational_function(expr: sympy.Expr | Fraction, variables: tuple[str, ...]) -
 
 def _lcm(polys: Sequence[Polynomial], variables: tuple[str, ...]) -> Polynomial:
     """The least common multiple (up to a constant) of polynomial denominators."""
+    import sympy
+
     distinct = list({p: None for p in polys if not p.is_constant()})
     if not distinct:
         return Polynomial.constant(variables, Fraction(1))
@@ -103,6 +109,8 @@ def _lcm(polys: Sequence[Polynomial], variables: tuple[str, ...]) -> Polynomial:
 
 def _quotient(a: Polynomial, b: Polynomial) -> Polynomial:
     """a / b for b dividing a exactly."""
+    import sympy
+
     if b.is_constant():
         return a.scale(1 / b.constant_value())
     if a == b:

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from fractions import Fraction
-
-import sympy
+from typing import TYPE_CHECKING
 
 from faier.engines.smt import smtlib
 from faier.engines.smt.encode import Ask, space_assertions
@@ -25,6 +24,9 @@ from faier.engines.smt.tables import side
 from faier.errors import ModelError, SpecError
 from faier.model.probability import is_symbolic
 from faier.privacy.symbolic import SymbolicDistribution
+
+if TYPE_CHECKING:
+    import sympy
 
 Interval = tuple[Fraction, Fraction]
 
@@ -137,6 +139,8 @@ class Validator:
                         yield f"prior {name!r} at {x}", w
 
     def _rows(self) -> Iterator[tuple[str, list[sympy.Expr]]]:
+        import sympy
+
         hmm = self.question.hmm
         if hmm is not None:
             for kind, matrix in (("transitions", hmm.transition), ("emissions", hmm.emission)):
@@ -184,6 +188,8 @@ class Validator:
 
     def sums_to_one(self, where: str, row: list[sympy.Expr]) -> None:
         """Σ row = 1 for every point of the space (as polynomials, else by the solver)."""
+        import sympy
+
         weights = SymbolicDistribution(tuple(enumerate(row)))
         parts = side(weights, self.space.variables)
         excess = Polynomial.constant(self.space.variables, 0)

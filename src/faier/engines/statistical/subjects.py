@@ -28,7 +28,6 @@ from faier.engines.statistical.discrete import (
     transcript_distribution,
 )
 from faier.engines.statistical.events import Reference
-from faier.engines.statistical.inputs import DEFAULT_LENGTHS, patterns
 from faier.engines.statistical.symbolic import NoiseFree, Trace
 from faier.errors import BudgetExceeded, MechanismError, SpecError
 from faier.mechanisms.interactive import Interactive
@@ -38,6 +37,7 @@ from faier.model.distribution import Distribution
 from faier.model.hmm import HMM
 from faier.model.values import show_input
 from faier.privacy.neighbours import EveryQuery, NeighbourRelation, OneQuery, neighbour_pairs
+from faier.privacy.patterns import DEFAULT_LENGTHS, patterns
 from faier.privacy.specs import DifferentialPrivacy, InteractiveDP, Pufferfish
 
 MAX_ALL_PAIRS = 512

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from faier.engines.statistical.inputs import patterns
+from faier.privacy.patterns import patterns
 
 TABLE_1 = {
     "one above": ((1, 1, 1, 1, 1), (2, 1, 1, 1, 1)),
