@@ -2,24 +2,29 @@
 
 Prints, per case: the size (horizon), seconds and prefixes explored for the
 foundation's exhaustive depth-first search (the baseline, skipped where it
-would take too long) and for the merged search, and the exact ε*.  Run with
+would take too long) and for the merged search in exact rationals and on the
+float64 frontier, and the exact ε*.  A second table does the same on random
+HMMs with more states, where the arithmetic dominates.  Run with
 ``.venv/bin/python benchmarks/sequence_mode.py``.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import platform
+import random
 import time
 from collections.abc import Callable
 from fractions import Fraction
 
 from faier.engines.budget import Budget
-from faier.engines.exact import engine, sequence_mode
+from faier.engines.exact import branch_and_bound, engine, sequence_mode
 from faier.engines.problem import Problem
 from faier.mechanisms.interactive import Interactive
 from faier.mechanisms.library.above_threshold import above_threshold
 from faier.mechanisms.library.sparse_vector import sparse_vector
+from faier.model.hmm import HMM
 from faier.privacy.specs import InteractiveDP
 from faier.results import Loss
 
@@ -40,10 +45,55 @@ def exhaustive(mechanism: Interactive, horizon: int) -> tuple[float, int, Loss |
     return time.perf_counter() - started, budget.explored, loss
 
 
-def merged(mechanism: Interactive, horizon: int) -> tuple[float, int, Loss | None]:
+def merged(mechanism: Interactive, horizon: int, arithmetic: str) -> tuple[float, int, Loss | None]:
     started = time.perf_counter()
-    result = engine.epsilon(Problem("merged", mechanism, InteractiveDP(1), horizon))
+    problem = Problem("merged", mechanism, InteractiveDP(1), horizon)
+    result = engine.epsilon(problem, arithmetic=arithmetic)
     return time.perf_counter() - started, result.statistics.explored, result.epsilon_star
+
+
+def random_hmm_system(
+    states: int, observations: int, seed: int = 1
+) -> tuple[sequence_mode.SequenceSystem, list[sequence_mode.SequenceComparison]]:
+    """A dense random HMM (weights 0..9) and every ordered pair of three random priors."""
+    rng = random.Random(seed)
+
+    def rows(count: int, width: int) -> tuple[tuple[Fraction, ...], ...]:
+        out = []
+        for _ in range(count):
+            weights = [rng.randint(0, 9) for _ in range(width)]
+            weights[rng.randrange(width)] += 1
+            out.append(tuple(Fraction(w, sum(weights)) for w in weights))
+        return tuple(out)
+
+    hmm = HMM(
+        tuple(f"s{i}" for i in range(states)),
+        tuple(f"o{i}" for i in range(observations)),
+        rows(states, states),
+        rows(states, observations),
+        {},
+    )
+    priors = [{s: p for s, p in enumerate(row) if p} for row in rows(3, states)]
+    comparisons = [
+        sequence_mode.SequenceComparison(priors[i], priors[j], None)  # type: ignore[arg-type]
+        for i, j in itertools.permutations(range(3), 2)
+    ]
+    return sequence_mode.hmm_system(hmm), comparisons
+
+
+def search_random(states: int, horizon: int, how: str) -> tuple[float, int, Fraction | None]:
+    """One random-HMM search: 'exhaustive', or the merged search in 'exact'/'float'."""
+    system, comparisons = random_hmm_system(states, 3)
+    state = sequence_mode.SearchState(horizon, [None] * (horizon + 1))
+    budget = Budget()
+    started = time.perf_counter()
+    if how == "exhaustive":
+        sequence_mode.search(system, comparisons, horizon, budget, state)
+    else:
+        branch_and_bound.merged_search(system, comparisons, horizon, budget, state, arithmetic=how)
+    record = sequence_mode.cumulative(state)[-1]
+    assert record is not None
+    return time.perf_counter() - started, budget.explored, record.loss.ratio
 
 
 def show(loss: Loss | None) -> str:
@@ -69,8 +119,8 @@ def main() -> None:
         ("isvt4 (N=2)", lambda: sparse_vector("isvt4", cutoff=2), [3, 4, 5, 20]),
     ]
     header = (
-        f"{'case':22} {'k':>4} {'baseline s':>11} {'explored':>9} {'merged s':>9} "
-        f"{'explored':>9}  ε*(k) ratio"
+        f"{'case':22} {'k':>4} {'baseline s':>11} {'explored':>9} {'exact s':>8} "
+        f"{'float s':>8} {'explored':>9}  ε*(k) ratio"
     )
     print(header)
     print("-" * len(header))
@@ -84,10 +134,15 @@ def main() -> None:
                 baseline_on = base_s < BASELINE_SECONDS / 10
             else:
                 base_loss, base = None, f"{'—':>11} {'—':>9}"
-            fast_s, fast_n, fast_loss = merged(mechanism, k)
-            if base_loss is not None and base_loss != fast_loss:
+            exact_s, _, exact_loss = merged(mechanism, k, "exact")
+            fast_s, fast_n, fast_loss = merged(mechanism, k, "float")
+            if fast_loss != exact_loss or base_loss not in (None, fast_loss):
                 raise SystemExit(f"disagreement on {name} k={k}: {base_loss} vs {fast_loss}")
-            print(f"{name:22} {k:4d} {base} {fast_s:9.3f} {fast_n:9d}  {show(fast_loss)}")
+            print(
+                f"{name:22} {k:4d} {base} {exact_s:8.3f} {fast_s:8.3f} {fast_n:9d}  "
+                f"{show(fast_loss)}"
+            )
+    random_hmms()
     started = time.perf_counter()
     result = engine.epsilon(Problem("at", above_threshold(), InteractiveDP(1), 100))
     assert all(row.loss.ratio == Fraction(2) ** row.k for row in result.horizons)
@@ -101,6 +156,30 @@ def main() -> None:
         f"above threshold, no horizon: ε* = {show(result.epsilon_star)} with a certificate "
         f"in {time.perf_counter() - started:.2f} s"
     )
+
+
+def random_hmms() -> None:
+    """Random dense HMMs, 3 observations, 6 prior pairs: where float64 pays."""
+    header = (
+        f"\n{'random HMM states':22} {'k':>4} {'baseline s':>11} {'exact s':>8} "
+        f"{'float s':>8} {'speed-up':>8}  ε*(k)"
+    )
+    print(header)
+    print("-" * (len(header) - 1))
+    for states, horizon in ((10, 6), (20, 7), (40, 7), (80, 7)):
+        base = f"{'—':>11}"
+        if states <= 10:
+            base_s, _, base_ratio = search_random(states, horizon, "exhaustive")
+            base = f"{base_s:11.3f}"
+        exact_s, _, exact_ratio = search_random(states, horizon, "exact")
+        float_s, _, float_ratio = search_random(states, horizon, "float")
+        if float_ratio != exact_ratio or (states <= 10 and base_ratio != exact_ratio):
+            raise SystemExit(f"disagreement on a random HMM with {states} states")
+        shown = "∞" if float_ratio is None else f"{float(float_ratio):.6f}"
+        print(
+            f"{states:22d} {horizon:4d} {base} {exact_s:8.3f} {float_s:8.3f} "
+            f"{exact_s / float_s:7.1f}×  {shown}"
+        )
 
 
 if __name__ == "__main__":

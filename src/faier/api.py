@@ -431,6 +431,7 @@ def epsilon(
     delta: str | Fraction | None = None,
     timeout: float | None = None,
     max_states: int | None = None,
+    arithmetic: str = "float",
     name: str | None = None,
     progress: Callable[[Any], None] | None = None,
     engine: str = "auto",
@@ -461,7 +462,9 @@ def epsilon(
         return _located(target, problem, lambda: _in_model(target, smt.epsilon, problem, options))
     budget = _budget(timeout, max_states, progress)
     fixed = _fixed(problem)
-    return _located(target, fixed, lambda: exact.epsilon(fixed, delta=d, budget=budget))
+    return _located(
+        target, fixed, lambda: exact.epsilon(fixed, delta=d, budget=budget, arithmetic=arithmetic)
+    )
 
 
 def verify(
@@ -474,6 +477,7 @@ def verify(
     delta: str | Fraction | None = None,
     timeout: float | None = None,
     max_states: int | None = None,
+    arithmetic: str = "float",
     name: str | None = None,
     progress: Callable[[Any], None] | None = None,
     engine: str = "auto",
@@ -502,7 +506,11 @@ def verify(
         )
     budget = _budget(timeout, max_states, progress)
     fixed = _fixed(problem)
-    return _located(target, fixed, lambda: exact.verify(fixed, budget_eps, delta=d, budget=budget))
+    return _located(
+        target,
+        fixed,
+        lambda: exact.verify(fixed, budget_eps, delta=d, budget=budget, arithmetic=arithmetic),
+    )
 
 
 def closed_forms(

@@ -52,6 +52,13 @@ TimeoutOption = Annotated[
 StatesOption = Annotated[
     int | None, typer.Option("--max-states", help="state budget before answering 'unknown'")
 ]
+ArithmeticOption = Annotated[
+    str,
+    typer.Option(
+        "--arithmetic",
+        help="sequence search: 'float' (float64 frontier, exact at the margin) or 'exact'",
+    ),
+]
 NameOption = Annotated[str | None, typer.Option("--name", help="which mechanism of a Python file")]
 
 

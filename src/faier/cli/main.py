@@ -18,6 +18,7 @@ from rich.table import Table
 
 from faier import api
 from faier.cli.common import (
+    ArithmeticOption,
     DeltaOption,
     HorizonOption,
     JsonOption,
@@ -62,6 +63,7 @@ def epsilon(
     as_json: JsonOption = False,
     timeout: TimeoutOption = None,
     max_states: StatesOption = None,
+    arithmetic: ArithmeticOption = "float",
     name: NameOption = None,
     engine: EngineOption = "auto",
     param: ParamOption = None,
@@ -83,6 +85,7 @@ def epsilon(
             delta=delta,
             timeout=timeout,
             max_states=max_states,
+            arithmetic=arithmetic,
             name=name,
             progress=progress,
             engine=engine,
@@ -107,6 +110,7 @@ def verify(
     as_json: JsonOption = False,
     timeout: TimeoutOption = None,
     max_states: StatesOption = None,
+    arithmetic: ArithmeticOption = "float",
     name: NameOption = None,
     engine: EngineOption = "auto",
     param: ParamOption = None,
@@ -128,6 +132,7 @@ def verify(
             delta=delta,
             timeout=timeout,
             max_states=max_states,
+            arithmetic=arithmetic,
             name=name,
             progress=progress,
             engine=engine,

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from faier.engines.budget import Budget
-from faier.engines.exact import branch_and_bound, sequence_mode
+from faier.engines.exact import pruning, sequence_mode
 from faier.engines.exact.engine import epsilon
 from faier.engines.problem import Problem
 from faier.mechanisms.interactive import HALTED, Interactive
@@ -84,5 +84,5 @@ def test_above_threshold_to_a_hundred_queries() -> None:
 
 def test_growth_bounds_of_above_threshold_double_per_step() -> None:
     system, _ = sequence_mode.interactive_system(above_threshold())
-    bounds = branch_and_bound.growth_bounds(system, 3)
+    bounds = pruning.growth_bounds(system, 3)
     assert max(b.ratio for b in bounds[3] if b.ratio is not None) >= 8

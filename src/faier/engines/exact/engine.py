@@ -15,7 +15,13 @@ from fractions import Fraction
 from typing import Any
 
 from faier.engines.budget import Budget
-from faier.engines.exact import branch_and_bound, certificate, distribution_mode, sequence_mode
+from faier.engines.exact import (
+    branch_and_bound,
+    certificate,
+    distribution_mode,
+    pruning,
+    sequence_mode,
+)
 from faier.engines.exact.losses import (
     Event,
     Transcript,
@@ -49,7 +55,7 @@ class Analysis:
     comparisons: int = 0
     method: str = ""
     recheck: Any = None
-    counts: branch_and_bound.SearchCounts = field(default_factory=branch_and_bound.SearchCounts)
+    counts: pruning.SearchCounts = field(default_factory=pruning.SearchCounts)
     certificate: certificate.Certificate | None = None
     sequences: Any = None
 
@@ -145,7 +151,12 @@ def _sequence_setup(
 
 
 def _analyse_sequences(
-    problem: Problem, budget: Budget, analysis: Analysis, *, collect_leaves: bool
+    problem: Problem,
+    budget: Budget,
+    analysis: Analysis,
+    *,
+    collect_leaves: bool,
+    arithmetic: str,
 ) -> None:
     system, comparisons, horizon, bounded = _sequence_setup(problem, budget)
     analysis.bounded = bounded
@@ -157,10 +168,9 @@ def _analyse_sequences(
             analysis.method = f"exact: exhaustive sequence search up to horizon {horizon}"
             sequence_mode.search(system, comparisons, horizon, budget, state, collect_leaves=True)
         else:
+            counts = analysis.counts
             analysis.method = (
-                f"exact: sequence search with merging"
-                f"{' and pruning' if branch_and_bound.is_symmetric(system) else ''}"
-                f" up to horizon {horizon}"
+                f"exact: sequence search with merging and pruning up to horizon {horizon}"
             )
             branch_and_bound.merged_search(
                 system,
@@ -168,9 +178,11 @@ def _analyse_sequences(
                 horizon,
                 budget,
                 state,
-                counts=analysis.counts,
+                counts=counts,
                 progress=budget.progress,
+                arithmetic=arithmetic,
             )
+            analysis.method += _search_details(counts, arithmetic)
         finished = True
         analysis.sequences = (system, comparisons)
         if not bounded and not collect_leaves:
@@ -202,11 +214,39 @@ def _analyse_sequences(
             analysis.outcomes.append((base, named))
 
 
-def _analyse(problem: Problem, budget: Budget, *, collect_outcomes: bool) -> Analysis:
+def _search_details(counts: pruning.SearchCounts, arithmetic: str) -> str:
+    """How the incumbents were found and what the floats left to exact arithmetic."""
+    source = f"{counts.pattern_runs} StatDP pattern runs" if counts.pattern_runs else "a beam"
+    text = f" (incumbents from {source}"
+    if arithmetic == "float" and counts.fell_back:
+        text += f"; float64 frontier handed back to exact arithmetic: {counts.fell_back}"
+    elif arithmetic == "float":
+        text += f"; float64 frontier, {counts.rechecked} exact steps at the margin"
+    return text + ")"
+
+
+ARITHMETICS = ("float", "exact")
+
+
+def _analyse(
+    problem: Problem, budget: Budget, *, collect_outcomes: bool, arithmetic: str = "float"
+) -> Analysis:
+    if arithmetic not in ARITHMETICS:
+        raise SpecError(
+            f"unknown arithmetic {arithmetic!r}",
+            where="--arithmetic",
+            fix="use 'float' (float64 frontier, exact decisions at the margin) or 'exact'",
+        )
     analysis = Analysis()
     try:
         if problem.is_sequential:
-            _analyse_sequences(problem, budget, analysis, collect_leaves=collect_outcomes)
+            _analyse_sequences(
+                problem,
+                budget,
+                analysis,
+                collect_leaves=collect_outcomes,
+                arithmetic=arithmetic,
+            )
         else:
             _analyse_distribution(problem, budget, analysis, collect_outcomes=collect_outcomes)
     except BudgetExceeded as stop:
@@ -300,12 +340,21 @@ def _describe(problem: Problem) -> str:
 
 
 def epsilon(
-    problem: Problem, *, delta: Fraction | None = None, budget: Budget | None = None
+    problem: Problem,
+    *,
+    delta: Fraction | None = None,
+    budget: Budget | None = None,
+    arithmetic: str = "float",
 ) -> Result:
-    """The exact ε* (or, with δ, the least ε with δ(ε) ≤ δ) and its witness."""
+    """The exact ε* (or, with δ, the least ε with δ(ε) ≤ δ) and its witness.
+
+    ``arithmetic`` steers the sequence search: ``"float"`` runs it on a
+    float64 frontier with every decision near the margin settled exactly,
+    ``"exact"`` uses rationals throughout; both give the same exact answer.
+    """
     budget = budget or Budget()
     started = time.perf_counter()
-    analysis = _analyse(problem, budget, collect_outcomes=delta is not None)
+    analysis = _analyse(problem, budget, collect_outcomes=delta is not None, arithmetic=arithmetic)
     _recheck(problem, analysis)
     epsilon_star = analysis.worst
     witness = analysis.witness
@@ -370,12 +419,17 @@ def _event_witness(base: Witness, event: Event) -> Witness:
 
 
 def verify(
-    problem: Problem, eps: Epsilon, *, delta: Fraction | None = None, budget: Budget | None = None
+    problem: Problem,
+    eps: Epsilon,
+    *,
+    delta: Fraction | None = None,
+    budget: Budget | None = None,
+    arithmetic: str = "float",
 ) -> Result:
-    """Decide ε-privacy (or (ε, δ)-privacy) exactly."""
+    """Decide ε-privacy (or (ε, δ)-privacy) exactly (``arithmetic`` as for :func:`epsilon`)."""
     budget = budget or Budget()
     started = time.perf_counter()
-    analysis = _analyse(problem, budget, collect_outcomes=delta is not None)
+    analysis = _analyse(problem, budget, collect_outcomes=delta is not None, arithmetic=arithmetic)
     _recheck(problem, analysis)
     witness = analysis.witness
     delta_star: Fraction | None = None

@@ -96,12 +96,16 @@ def seed_incumbents(
     start: Frontier,
     extend: Callable[[Frontier, int, Sequence[int]], Frontier],
     best_of: Callable[[Frontier, int], Frontier],
+    *,
+    beam: bool = True,
 ) -> int:
     """Fill the per-length records through ``extend``: pattern runs, else a beam.
 
     ``extend(frontier, depth, symbols)`` grows every prefix by the given
     symbols and records the losses met; ``best_of(frontier, n)`` keeps the n
     prefixes of largest loss.  Returns the number of pattern runs tried.
+    ``beam=False`` leaves the beam to the caller (the float frontier runs its
+    own, in floats).
     """
     runs = 0
     for run in answer_runs(system, horizon):
@@ -112,7 +116,7 @@ def seed_incumbents(
             frontier = extend(frontier, depth, allowed(depth))
             if not len(frontier):
                 break
-    if runs:
+    if runs or not beam:
         return runs
     frontier = start
     everything = range(len(system.symbols))
