@@ -15,6 +15,15 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from faier.errors import FaierError, InputError
 from faier.report.terminal import render
@@ -78,17 +87,50 @@ def error_line(message: str) -> None:
 
 
 class SearchProgress:
-    """A live status line on stderr with the search's counts (terminals only)."""
+    """A progress bar on stderr (terminals only): prefix length of the horizon, and the counts.
 
-    def __init__(self) -> None:
-        self.status: Any = None
+    The sequence search goes level by level towards the horizon, so the bar
+    is the length reached; the counts say how much merging and pruning saved.
+    """
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console
+        self.bar: Progress | None = None
+        self.task: TaskID | None = None
+
+    def start(self) -> None:
+        console = self.console or err
+        if not console.is_terminal:
+            return
+        self.bar = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[counts]}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        )
+        self.bar.start()
+        self.task = self.bar.add_task("computing", total=None, counts="")
 
     def __call__(self, counts: Any) -> None:
-        if self.status is not None:
-            self.status.update(
-                f"searching… length {counts.depth}: {counts.explored} explored, "
-                f"{counts.pruned} pruned, {counts.merged} merged, {counts.frontier} in the frontier"
-            )
+        if self.bar is None or self.task is None:
+            return
+        self.bar.update(
+            self.task,
+            description=counts.phase,
+            completed=counts.depth,
+            total=counts.horizon or None,
+            counts=f"{counts.explored} explored · {counts.pruned} pruned · "
+            f"{counts.merged} merged · {counts.frontier} in the frontier",
+        )
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+        self.bar = self.task = None
 
 
 progress = SearchProgress()
@@ -112,22 +154,13 @@ def bad_input_exits(*also: type[Exception]) -> Iterator[None]:
 def run_result(action: Callable[[], Result], as_json: bool) -> None:
     """Run an API call; bad input becomes one message and exit 2."""
     with bad_input_exits():
-        with (
-            err.status("computing…", spinner="dots") if err.is_terminal else NullContext() as status
-        ):
-            progress.status = status
+        progress.start()
+        try:
             result = action()
-        progress.status = None
+        finally:
+            progress.stop()
     if as_json:
         sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n")
     else:
         render(result, out)
     raise typer.Exit(result.exit_code)
-
-
-class NullContext:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *args: Any) -> None:
-        return None

@@ -141,15 +141,22 @@ def merged_search(
     leave their range; the answer is the same exact one either way.
     """
     counts = counts or SearchCounts()
+    counts.horizon, counts.phase = horizon, "length"
     start: Frontier = {
         (index, -1): _Node(c.a0, c.b0, Fraction(1), index, ())
         for index, c in enumerate(comparisons)
     }
 
     def extend_all(frontier: Frontier, depth: int, symbols: Sequence[int]) -> Frontier:
-        return _extend(
-            system, frontier, depth, horizon, budget, state, SearchCounts(), _keep_all, symbols
+        following = _extend(
+            system, frontier, depth, horizon, budget, state, seeding, _keep_all, symbols
         )
+        if progress is not None:
+            seeding.depth, seeding.frontier = depth, len(following)
+            progress(seeding)
+        return following
+
+    seeding = SearchCounts(horizon=horizon, phase="incumbents")
 
     counts.pattern_runs = seed_incumbents(
         system, horizon, start, extend_all, _best_of, beam=arithmetic == "exact"

@@ -29,6 +29,9 @@ class SearchCounts:
     merged: int = 0
     frontier: int = 0
     depth: int = 0
+    horizon: int = 0
+    phase: str = "length"
+    """What ``depth`` counts: the prefix length of the main pass, or of an incumbent run."""
     cut: bool = False
     """Some run was still going at the horizon (or was pruned): longer runs exist."""
     pattern_runs: int = 0
