@@ -158,6 +158,29 @@ def test_noisy_max_tables_are_the_exact_distributions(
         assert np.allclose(flat[:, column], expected, rtol=1e-14, atol=0)
 
 
+@pytest.mark.parametrize("ties", ["first", "uniform", "value"])
+@pytest.mark.parametrize(("n", "m", "alpha"), [(1, 2, F(1, 2)), (3, 1, F(1, 3)), (4, 3, F(2, 3))])
+def test_noisy_max_exact_columns_are_the_brute_force_distributions(
+    ties: str, n: int, m: int, alpha: Fraction
+) -> None:
+    mechanism = noisy_max(n, ties, alpha, m)
+    for x in mechanism.inputs.values:
+        expected = ref.noisy_max_distribution(x, ties, alpha, m)
+        assert mechanism.grid_column(x) == {o: p for o, p in expected.items() if p}
+
+
+def test_ties_everywhere_are_rechecked_from_exact_columns() -> None:
+    """ties=value, one-query: every candidate ties at ratio 2; all are rechecked exactly."""
+    problem = Problem("nm", noisy_max(6, "value"), DifferentialPrivacy(OneQuery(1)))
+    result = epsilon(problem)
+    assert result.epsilon_star is not None and result.epsilon_star.ratio == 2
+    assert "candidates rechecked" in result.method
+    w = result.witness
+    assert w is not None
+    expected = ref.noisy_max_distribution(tuple(w.left_value), "value")
+    assert w.p == expected[int(w.output[0].rstrip("~"))]
+
+
 def test_uniform_table_with_a_wide_answer_range() -> None:
     """Multisets of 1 answer in 0..70: codes must not overflow (2^71 would)."""
     mechanism = noisy_max(2, "uniform", F(9, 10), 70)

@@ -38,10 +38,10 @@ from __future__ import annotations
 import itertools
 import math
 import operator
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -96,6 +96,20 @@ class GridEvaluator(Protocol):
 
     def grid_table(self) -> Table | None:
         """The float64 table of shape (outputs, *grid shape), or None."""
+        ...
+
+
+@runtime_checkable
+class ExactColumns(Protocol):
+    """A grid evaluator that also gives one input's exact distribution from closed forms.
+
+    Cheaper than running the mechanism when many candidates tie and every
+    input must be rechecked; the witness itself is still recomputed from the
+    mechanism's own semantics (``engine._recheck``).
+    """
+
+    def grid_column(self, x: Any) -> Mapping[Hashable, Fraction]:
+        """Pr[output | x] for every output of positive probability at grid point x, exactly."""
         ...
 
 
@@ -301,7 +315,10 @@ class GridSearch:
         if dist is None:
             budget.check_time()
             x = self.values[flat]
-            dist = self.mechanism.output_distribution(x, max_states=budget.max_states).as_dict()
+            if isinstance(self.mechanism, ExactColumns):
+                dist = dict(self.mechanism.grid_column(x))
+            else:
+                dist = self.mechanism.output_distribution(x, max_states=budget.max_states).as_dict()
             budget.spend(len(dist))
             self.exact[flat] = dist
             if self.evaluator is not None:

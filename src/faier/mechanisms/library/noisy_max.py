@@ -16,6 +16,7 @@ forms that are sums of products of non-negative numbers (no cancellation).
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -87,6 +88,49 @@ class NoisyMax(StepProgram[NoisyMaxState, int]):
         if not table.all():
             return None  # every probability is positive: a zero can only be underflow
         return table.reshape((outputs, *(m + 1,) * n))
+
+    def grid_column(self, x: tuple[int, ...]) -> dict[int, Fraction]:
+        """Pr[output | x] exactly, from the same closed forms as :meth:`grid_table`.
+
+        In integers over one common denominator (D^n, times lcm(1..n) for the
+        tie integral), so one input costs O(n²·m) integer operations and one
+        gcd per output, instead of a run of the step program.
+        """
+        n, m = self.n, self.m
+        rows = [truncated_geometric(self.alpha, m, u) for u in range(m + 1)]
+        scale = math.lcm(*(rows[u].prob(v).denominator for u in range(m + 1) for v in range(m + 1)))
+        g = [[int(rows[u].prob(v) * scale) for v in range(m + 1)] for u in range(m + 1)]
+        lt = [list(itertools.accumulate([0, *row[:-1]])) for row in g]
+        le = [list(itertools.accumulate(row)) for row in g]
+        out: dict[int, int] = {}
+        if self.ties == "uniform":
+            width = math.lcm(*range(1, n + 1))
+            for i in range(n):
+                total = 0
+                for v in range(m + 1):
+                    poly = [1]
+                    for j in range(n):
+                        if j != i:
+                            a, b = lt[x[j]][v], g[x[j]][v]
+                            poly = [
+                                (poly[k] * a if k < len(poly) else 0)
+                                + (poly[k - 1] * b if k > 0 else 0)
+                                for k in range(len(poly) + 1)
+                            ]
+                    integral = sum(c * (width // (k + 1)) for k, c in enumerate(poly))
+                    total += g[x[i]][v] * integral
+                out[i + 1] = total
+            denominator = scale**n * width
+        else:
+            for v in range(m + 1):
+                for i in range(n):
+                    term = g[x[i]][v]
+                    for j in range(n):
+                        term *= lt[x[j]][v] if j < i else le[x[j]][v] if j > i else 1
+                    key = v if self.ties == "value" else i + 1
+                    out[key] = out.get(key, 0) + term
+            denominator = scale**n
+        return {k: Fraction(c, denominator) for k, c in out.items() if c}
 
 
 def _cumulative_rows(alpha: Fraction, m: int) -> tuple[Floats, Floats, Floats]:
