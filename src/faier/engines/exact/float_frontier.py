@@ -16,9 +16,12 @@ level is a few matrix products per symbol.  Floats only *steer* the search:
   equal.  A missed merge costs time, never an answer.
 
 Why η is safe: every entry is a sum of non-negative products, so one step
-adds a relative error of at most (n + 2) units of round-off per entry
-(n states) and normalising one more; after d steps the error is below
-d·(n + 4)·2⁻⁵³, and η is 16 times that (at least 10⁻⁹).  Supports (which
+adds a relative error of at most (n + 2) units of round-off u per entry
+(n states) and normalising one more.  Losses are kept as logarithms: a log
+of a normalised entry or a mass (|log| ≤ 700, see below) is off by at most
+700·u, and adding to a running log ratio of size L by L·u.  After d steps
+the error is below d·(n + 4 + 3·700 + L)·u, and η is 16 times that (at
+least 10⁻⁹).  Supports (which
 entries are zero) are exact as long as nothing underflows: the matrices'
 smallest entry and the normalised vectors' smallest entry are watched, and
 the search hands back to the exact one (:class:`FloatRangeError`) before a
@@ -60,6 +63,8 @@ from faier.results import Loss, loss_of
 UNIT_ROUNDOFF = 2.0**-53
 SMALLEST_ENTRY = 1e-280
 """Normalised entries below this could underflow in one more step: hand back."""
+LOG_RANGE = 700.0
+"""Bound on |log| of a normalised entry or a mass: both stay above 1e-300."""
 SMALLEST_PROBABILITY = 1e-20
 """Matrix entries below this are left to the exact search."""
 KEY_DIGITS = 12
@@ -75,7 +80,7 @@ class FloatRangeError(ArithmeticError):
 
 @dataclass(frozen=True)
 class FloatSystem:
-    """Per-symbol float matrices of both sides, transposed for row-vector products."""
+    """Per-symbol float64 matrices of both sides (a symbol's rows shared where they are)."""
 
     left: tuple[sparse.csr_matrix, ...]
     right: tuple[sparse.csr_matrix, ...]
@@ -193,8 +198,10 @@ def _log_growth(growth: list[list[Loss]]) -> Floats:
     )
 
 
-def _margin(depth: int, size: int) -> float:
-    return max(1e-9, 16.0 * (depth + 1) * (size + 4) * UNIT_ROUNDOFF)
+def _margin(depth: int, size: int, log_size: float) -> float:
+    """η after ``depth`` steps over ``size`` states with running log ratios up to ``log_size``."""
+    per_step = size + 4 + 3 * LOG_RANGE + log_size
+    return max(1e-9, 16.0 * (depth + 1) * per_step * UNIT_ROUNDOFF)
 
 
 def _normalise(x: Floats, mass: Floats) -> Floats:
@@ -305,7 +312,7 @@ class _FloatPass:
             a, b, lr = level.a[frontier], level.b[frontier], level.log_ratio[frontier]
             self.budget.spend(len(frontier))
             counts.explored += len(frontier)
-            eta = _margin(depth, n)
+            eta = _margin(depth, n, float(np.abs(lr).max(initial=0.0)))
             pieces: list[tuple[int, Indices, Floats, Floats, Floats]] = []
             for sym in range(len(system.symbols)):
                 a2 = np.asarray(a @ self.floats.left[sym])
