@@ -44,6 +44,11 @@ UNIFORM = {
     5: F(288, 73),
     6: F(15552, 3905),
     7: F(31104, 7787),
+    8: F(559872, 140033),
+    9: F(1119744, 279979),
+    10: F(20155392, 5039105),
+    11: F(4478976, 1119763),
+    12: F(725594112, 181399553),
 }
 
 Seen = tuple[Loss | None, tuple[Any, ...] | None]
@@ -116,6 +121,23 @@ def test_noisy_max_uniform_n7_and_its_witness() -> None:
     result = grid_result(noisy_max(7, "uniform"))
     ones, other = [1] * 7, [0] + [2] * 6
     assert seen(result) == (Loss(UNIFORM[7]), (ones, other, "index 1", F(1, 7), F(7787, 217728)))
+
+
+@pytest.mark.parametrize("n", [8, 9, 10, 11, 12])
+def test_noisy_max_uniform_up_to_twelve_queries(n: int) -> None:
+    """The issue's range n = 2..12; the witness is all ones against (0, 2, …, 2)."""
+    result = grid_result(noisy_max(n, "uniform"))
+    assert ratio_of(result) == UNIFORM[n]
+    w = result.witness
+    assert w is not None
+    assert (w.left_value, w.right_value, w.show_output()) == (
+        [1] * n,
+        [0] + [2] * (n - 1),
+        "index 1",
+    )
+    assert w.p == F(1, n)
+    if n <= 9:  # brute force over 3^n noise vectors, independent of the closed forms
+        assert w.q == ref.noisy_max_distribution(tuple(w.right_value), "uniform")[1]
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
