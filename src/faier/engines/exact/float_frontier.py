@@ -136,10 +136,12 @@ class _Exact:
         system: SequenceSystem,
         comparisons: Sequence[SequenceComparison],
         levels: list[_Level],
+        budget: Budget,
     ) -> None:
         self.system = system
         self.comparisons = comparisons
         self.levels = levels
+        self.budget = budget
         self.memo: dict[tuple[int, int], tuple[SparseVector, SparseVector]] = {}
         self.computed = 0
 
@@ -166,6 +168,7 @@ class _Exact:
             self.memo[key] = (dict(start.a0), dict(start.b0))
         a, b = self.memo[key]
         for d, i in reversed(chain):
+            self.budget.check_time()
             sym = int(self.levels[d].symbol[i])
             a, b = _times(a, self.system.left[sym]), _times(b, self.system.right[sym])
             self.memo[(d, i)] = (a, b)
@@ -303,7 +306,7 @@ class _FloatPass:
         system, horizon, state = self.system, self.horizon, self.state
         start, frontier = self._start()
         levels = [start]
-        exact = _Exact(system, self.comparisons, levels)
+        exact = _Exact(system, self.comparisons, levels, self.budget)
         n = system.size
         halted = system.halted
         for depth in range(1, horizon + 1):
