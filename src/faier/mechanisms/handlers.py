@@ -15,11 +15,27 @@ from typing import Protocol, TypeVar
 
 import numpy as np
 
-from faier.errors import BudgetExceeded
+from faier.errors import BudgetExceeded, MechanismError
 from faier.model.distribution import Distribution
 
 T = TypeVar("T", bound=Hashable)
 R = TypeVar("R")
+
+
+def guarded(name: str, call: Callable[..., R], *args: object) -> R:
+    """``call(*args)`` on user code; its crash becomes a MechanismError naming the mechanism.
+
+    faier's own refusals (a budget running out, a MechanismError) pass through.
+    """
+    try:
+        return call(*args)
+    except (BudgetExceeded, MechanismError):
+        raise
+    except (Exception, SystemExit) as exc:  # user code may raise (or exit) anything
+        raise MechanismError(
+            f"mechanism {name!r} raised {type(exc).__name__}: {exc}",
+            fix="fix the mechanism so it runs on every input it is given",
+        ) from exc
 
 
 class Context(Protocol):

@@ -18,8 +18,7 @@ from typing import Any
 import numpy as np
 
 from faier.errors import BudgetExceeded, MechanismError
-from faier.mechanisms.handlers import Context, SamplingContext, enumerate_paths
-from faier.mechanisms.program import _guarded
+from faier.mechanisms.handlers import Context, SamplingContext, enumerate_paths, guarded
 
 
 @dataclass(frozen=True)
@@ -78,12 +77,12 @@ class Interactive:
 
     def _paths(self, state: Hashable, letter: Hashable) -> list[tuple[Any, Fraction]]:
         """Every (next state, observation) of one step, with exact probabilities."""
-        return _guarded(
+        return guarded(
             self.name, lambda: list(enumerate_paths(lambda ctx: self.step(state, letter, ctx)))
         )
 
     def _sample_step(self, state: Any, answer: Hashable, ctx: Context) -> tuple[Any, Hashable]:
-        return _guarded(self.name, lambda: self.step(state, answer, ctx))
+        return guarded(self.name, lambda: self.step(state, answer, ctx))
 
     def automaton(self, *, max_states: int | None = None) -> LetterAutomaton:
         """Explore every reachable program state from every start, merging equal ones."""

@@ -22,7 +22,13 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 
 from faier.errors import BudgetExceeded, MechanismError
-from faier.mechanisms.handlers import Context, SamplingContext, distribution_of, enumerate_paths
+from faier.mechanisms.handlers import (
+    Context,
+    SamplingContext,
+    distribution_of,
+    enumerate_paths,
+    guarded,
+)
 from faier.mechanisms.inputs import Input, InputSpace
 from faier.model.distribution import Distribution
 from faier.model.hmm import HMM
@@ -46,19 +52,6 @@ class Done(Generic[OutT]):
     output: OutT
 
 
-def _guarded(name: str, call: Callable[[], R]) -> R:
-    """Run user code; turn its crash into a MechanismError naming the mechanism."""
-    try:
-        return call()
-    except (BudgetExceeded, MechanismError):
-        raise
-    except (Exception, SystemExit) as exc:  # user code may raise (or exit) anything
-        raise MechanismError(
-            f"mechanism {name!r} raised {type(exc).__name__}: {exc}",
-            fix="fix the mechanism so it runs on every input of its input space",
-        ) from exc
-
-
 @dataclass(frozen=True)
 class Program(Generic[OutT]):
     """A one-shot mechanism ``body(x, ctx) -> output``."""
@@ -71,14 +64,14 @@ class Program(Generic[OutT]):
 
     def output_distribution(self, x: Input, *, max_states: int | None = None) -> Distribution[OutT]:
         """Exact output distribution on input ``x`` (every path enumerated)."""
-        return _guarded(
+        return guarded(
             self.name,
             lambda: distribution_of(lambda ctx: self.body(x, ctx), max_paths=max_states),
         )
 
     def sample(self, x: Input, rng: np.random.Generator) -> OutT:
         """One random run on ``x``."""
-        return _guarded(self.name, lambda: self.body(x, SamplingContext(rng)))
+        return guarded(self.name, lambda: self.body(x, SamplingContext(rng)))
 
 
 @dataclass(frozen=True)
@@ -100,7 +93,7 @@ class StepProgram(Generic[S, OutT]):
         """One step's outcomes; memoised, since inputs share program states."""
         cached = self._memo.get(state)
         if cached is None:
-            cached = _guarded(
+            cached = guarded(
                 self.name, lambda: list(enumerate_paths(lambda ctx: self.step(state, ctx)))
             )
             if len(self._memo) < MEMO_LIMIT:
@@ -132,12 +125,12 @@ class StepProgram(Generic[S, OutT]):
         )
 
     def _sample_step(self, state: S, ctx: Context) -> S | Done[OutT]:
-        return _guarded(self.name, lambda: self.step(state, ctx))
+        return guarded(self.name, lambda: self.step(state, ctx))
 
     def sample(self, x: Input, rng: np.random.Generator) -> OutT:
         """One random run on ``x``."""
         ctx = SamplingContext(rng)
-        state: S | Done[OutT] = _guarded(self.name, lambda: self.start(x))
+        state: S | Done[OutT] = guarded(self.name, lambda: self.start(x))
         for _ in range(self.max_steps):
             if isinstance(state, Done):
                 return state.output
@@ -145,7 +138,7 @@ class StepProgram(Generic[S, OutT]):
         raise MechanismError(f"mechanism {self.name!r} did not stop within {self.max_steps} steps")
 
     def _start(self, x: Input) -> S:
-        return _guarded(self.name, lambda: self.start(x))
+        return guarded(self.name, lambda: self.start(x))
 
     def to_hmm(self, inputs: Sequence[Input] | None = None) -> HMM:
         """The mechanism as an HMM over merged program states (seed Fig. 2 style).

@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from faier.errors import MechanismError
+from faier.mechanisms.handlers import guarded
 
 NUMBER = -1
 """Code of a list slot that holds a number (its value is in ``numbers``)."""
@@ -278,7 +279,7 @@ class Sampled:
         if self.vectorised is None:
             return self.sample_each(queries, epsilon, n, rng, args)
         sampler = self.vectorised
-        raw = _guarded(self.name, lambda: sampler(queries, epsilon, n, rng, **dict(args)))
+        raw = guarded(self.name, lambda: sampler(queries, epsilon, n, rng, **dict(args)))
         out = raw if isinstance(raw, Outputs) else Outputs.from_array(raw, n)
         if out.n != n:
             raise MechanismError(
@@ -297,21 +298,8 @@ class Sampled:
         values = list(queries.tolist())
         keywords = dict(args)
         return Outputs.from_values(
-            _guarded(self.name, lambda: [run(values, epsilon, rng, **keywords) for _ in range(n)])
+            guarded(self.name, lambda: [run(values, epsilon, rng, **keywords) for _ in range(n)])
         )
-
-
-def _guarded(name: str, call: Callable[[], Any]) -> Any:
-    """Run user code; its crash becomes a MechanismError naming the mechanism."""
-    try:
-        return call()
-    except MechanismError:
-        raise
-    except (Exception, SystemExit) as exc:  # user code may raise (or exit) anything
-        raise MechanismError(
-            f"mechanism {name!r} raised {type(exc).__name__}: {exc}",
-            fix="fix the mechanism so it runs on every generated input",
-        ) from exc
 
 
 def vectorised(

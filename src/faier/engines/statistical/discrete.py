@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from faier.errors import BudgetExceeded, MechanismError, SpecError
+from faier.mechanisms.handlers import guarded
 from faier.mechanisms.interactive import HALTED, Interactive, LetterAutomaton
 from faier.mechanisms.program import Done, Program, StepProgram
 from faier.mechanisms.sampled import Outputs
@@ -51,29 +52,16 @@ class ModeContext:
         return best[(len(best) - 1) // 2]
 
 
-def _guarded(name: str, call: Callable[..., Any], *args: Any) -> Any:
-    """``call(*args)``; a crash of user code becomes a MechanismError naming the mechanism."""
-    try:
-        return call(*args)
-    except (BudgetExceeded, MechanismError):
-        raise
-    except (Exception, SystemExit) as exc:  # user code may raise (or exit) anything
-        raise MechanismError(
-            f"mechanism {name!r} raised {type(exc).__name__}: {exc}",
-            fix="fix the mechanism so it runs on every generated input",
-        ) from exc
-
-
 def noise_free_output(mechanism: Program[Any] | StepProgram[Any, Any], x: Hashable) -> Any:
     """The output of a one-shot program when every draw takes its most likely value."""
     ctx = ModeContext()
     if isinstance(mechanism, Program):
-        return _guarded(mechanism.name, mechanism.body, x, ctx)
-    state: Any = _guarded(mechanism.name, mechanism.start, x)
+        return guarded(mechanism.name, mechanism.body, x, ctx)
+    state: Any = guarded(mechanism.name, mechanism.start, x)
     for _ in range(mechanism.max_steps):
         if isinstance(state, Done):
             return state.output
-        state = _guarded(mechanism.name, mechanism.step, state, ctx)
+        state = guarded(mechanism.name, mechanism.step, state, ctx)
     raise MechanismError(f"mechanism {mechanism.name!r} did not stop on {x!r}")
 
 
@@ -85,7 +73,7 @@ def noise_free_transcript(
     state: Any = mechanism.starts[start]
     out: list[str] = []
     for answer in answers:
-        state, obs = _guarded(mechanism.name, mechanism.step, state, answer, ctx)
+        state, obs = guarded(mechanism.name, mechanism.step, state, answer, ctx)
         out.append(mechanism.output_name(obs))
         if state is HALTED:
             break
