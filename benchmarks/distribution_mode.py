@@ -21,8 +21,6 @@ n = 9 row took 42 s with the step program's distributions, 4 s with them).
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import re
 import subprocess
 import sys
@@ -30,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+import machine
 
 from faier.engines.budget import Budget
 from faier.engines.exact import distribution_mode, epsilon
@@ -45,21 +43,6 @@ from faier.privacy.specs import DifferentialPrivacy
 from faier.results import Loss
 
 Relation = EveryQuery | OneQuery
-
-
-def machine() -> str:
-    model = platform.processor() or platform.machine()
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        names = [
-            line.split(":", 1)[1].strip()
-            for line in cpuinfo.read_text().splitlines()
-            if line.startswith("model name")
-        ]
-        model = names[0] if names else model
-    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
-    versions = f"Python {platform.python_version()}, numpy {np.__version__}"
-    return f"{model}, {os.cpu_count()} cores, load average {load}; {versions}"
 
 
 def show(loss: Loss | None) -> str:
@@ -150,7 +133,7 @@ def main() -> None:
     parser.add_argument("--baseline-max-n", type=int, default=6, help="largest n for baselines")
     parser.add_argument("--baseline-timeout", type=float, default=300.0)
     args = parser.parse_args()
-    print(f"machine: {machine()}\n")
+    print(f"machine: {machine.describe()}\n")
     table = Table()
     slow = args.baseline_timeout
 

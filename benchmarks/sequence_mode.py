@@ -11,12 +11,12 @@ HMMs with more states, where the arithmetic dominates.  Run with
 from __future__ import annotations
 
 import itertools
-import os
-import platform
 import random
 import time
 from collections.abc import Callable
 from fractions import Fraction
+
+import machine
 
 from faier.engines.budget import Budget
 from faier.engines.exact import branch_and_bound, engine, sequence_mode
@@ -109,9 +109,7 @@ def show(loss: Loss | None) -> str:
 
 
 def main() -> None:
-    print(
-        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-    )
+    print(f"machine: {machine.describe()}")
     cases: list[tuple[str, Callable[[], Interactive], list[int]]] = [
         ("above threshold", above_threshold, [4, 5, 6, 20, 50, 100]),
         ("svt (N=1)", lambda: sparse_vector("svt"), [4, 5, 6, 20, 50]),

@@ -26,13 +26,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
-import numpy as np
+import machine
 
 from faier import api
 from faier.engines.statistical.config import Config, parse_epsilons
@@ -66,21 +64,6 @@ def cases() -> list[Case]:
         Case("discrete noisy-max n=5", lambda each: from_problem(problem, per_sample=each))
     )
     return found
-
-
-def machine() -> str:
-    model = platform.processor() or platform.machine()
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        names = [
-            line.split(":", 1)[1].strip()
-            for line in cpuinfo.read_text().splitlines()
-            if line.startswith("model name")
-        ]
-        model = names[0] if names else model
-    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
-    versions = f"Python {platform.python_version()}, numpy {np.__version__}"
-    return f"{model}, {os.cpu_count()} cores, load average {load}; {versions}"
 
 
 def cpu() -> float:
@@ -121,7 +104,7 @@ def main() -> None:
     args = parser.parse_args()
     samples, selection = (50_000, 10_000) if args.quick else (500_000, 100_000)
     grid = parse_epsilons("0:2.2:0.1")
-    print(f"machine: {machine()}")
+    print(f"machine: {machine.describe()}")
     print(
         f"samples per input: {samples} test, {selection} selection; claimed ε₀ = {CLAIMED}; "
         f"loop measured at {args.loop_fraction:g} of the counts and scaled"
