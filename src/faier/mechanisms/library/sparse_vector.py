@@ -59,10 +59,8 @@ from fractions import Fraction
 from faier.errors import SpecError
 from faier.mechanisms.handlers import Context
 from faier.mechanisms.interactive import HALTED, Halted, Interactive
+from faier.mechanisms.library.above_threshold import BOTTOM, TOP, Fresh
 from faier.model.distribution import Distribution, truncated_geometric
-
-BOTTOM = "⊥"
-TOP = "⊤"
 
 
 @dataclass(frozen=True)
@@ -129,13 +127,6 @@ VARIANTS: dict[str, Variant] = {
         query_power=lambda n: Fraction(2, n),
     ),
 }
-
-
-@dataclass(frozen=True)
-class Fresh:
-    """Before the first query: only the public threshold is known."""
-
-    threshold: int
 
 
 @dataclass(frozen=True)
