@@ -12,7 +12,7 @@ Where ε* is attained by very many exactly tied triples (``ties=value`` with
 one-query neighbours, histograms) every tied triple is rechecked exactly, so
 those rows cost about the exact distributions of the inputs involved (for
 Noisy Max from its closed forms in integers, ``NoisyMax.grid_column``: the
-n = 9 row took 42 s with the step program's distributions, 4 s with them).
+n = 9 row took 42 s with the step program's distributions, 1.3 s with them).
 
     .venv/bin/python benchmarks/distribution_mode.py            # n up to 12
     .venv/bin/python benchmarks/distribution_mode.py --max-n 9 --baseline-max-n 6

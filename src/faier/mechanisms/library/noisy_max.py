@@ -15,6 +15,7 @@ forms that are sums of products of non-negative numbers (no cancellation).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass
@@ -89,6 +90,17 @@ class NoisyMax(StepProgram[NoisyMaxState, int]):
             return None  # every probability is positive: a zero can only be underflow
         return table.reshape((outputs, *(m + 1,) * n))
 
+    @functools.cached_property
+    def _integer_rows(self) -> tuple[int, list[list[int]], list[list[int]], list[list[int]]]:
+        """D and D·g, D·lt, D·le (see :func:`_cumulative_rows`) for one common denominator D."""
+        m = self.m
+        rows = [truncated_geometric(self.alpha, m, u) for u in range(m + 1)]
+        scale = math.lcm(*(rows[u].prob(v).denominator for u in range(m + 1) for v in range(m + 1)))
+        g = [[int(rows[u].prob(v) * scale) for v in range(m + 1)] for u in range(m + 1)]
+        lt = [list(itertools.accumulate([0, *row[:-1]])) for row in g]
+        le = [list(itertools.accumulate(row)) for row in g]
+        return scale, g, lt, le
+
     def grid_column(self, x: tuple[int, ...]) -> dict[int, Fraction]:
         """Pr[output | x] exactly, from the same closed forms as :meth:`grid_table`.
 
@@ -97,11 +109,7 @@ class NoisyMax(StepProgram[NoisyMaxState, int]):
         gcd per output, instead of a run of the step program.
         """
         n, m = self.n, self.m
-        rows = [truncated_geometric(self.alpha, m, u) for u in range(m + 1)]
-        scale = math.lcm(*(rows[u].prob(v).denominator for u in range(m + 1) for v in range(m + 1)))
-        g = [[int(rows[u].prob(v) * scale) for v in range(m + 1)] for u in range(m + 1)]
-        lt = [list(itertools.accumulate([0, *row[:-1]])) for row in g]
-        le = [list(itertools.accumulate(row)) for row in g]
+        scale, g, lt, le = self._integer_rows
         out: dict[int, int] = {}
         if self.ties == "uniform":
             width = math.lcm(*range(1, n + 1))
