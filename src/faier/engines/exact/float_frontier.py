@@ -400,8 +400,6 @@ def _record(
         return
     threshold = top - 2 * eta if math.isfinite(top) else math.inf
     for parent in parents[loss >= threshold]:
-        if top == math.inf and incumbents(state)[depth] == Loss(None):
-            return
         a, b = exact.vectors(depth - 1, int(parent))
         pa = sum(_times(a, exact.system.left[sym]).values(), Fraction(0))
         pb = sum(_times(b, exact.system.right[sym]).values(), Fraction(0))
@@ -412,6 +410,8 @@ def _record(
             state.best[depth] = DepthRecord(
                 found, pa, pb, exact.comparison(depth - 1, int(parent)), path
             )
+        if found.infinite:
+            return  # nothing exceeds an infinite record
 
 
 def _prune(
