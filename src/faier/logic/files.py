@@ -16,7 +16,7 @@ from typing import Any
 from faier.errors import ModelError, SpecError
 from faier.logic.models import LogicModel, logic_model, markov_chain, mdp
 from faier.logic.neighbours import neighbour_spec_from_data
-from faier.model.files import read_document
+from faier.model.files import read_document_file
 
 KEYS = (
     "name",
@@ -41,13 +41,7 @@ def load_model_file(path: str | Path) -> LogicModel:
             where=source,
             fix="name model files *.yaml, *.yml or *.json (PRISM files *.pm, *.prism, *.nm)",
         )
-    if not file.is_file():
-        raise ModelError("file not found", where=source, fix="check the path and the file name")
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ModelError(f"cannot read the file: {exc}", where=source) from None
-    data = read_document(text, source, json_format=file.suffix.lower() == ".json")
+    data = read_document_file(file, source)
     return parse_model_document(data, source=source, default_name=file.stem)
 
 

@@ -15,7 +15,7 @@ from faier.logic import files, prism
 from faier.logic.examples import EXAMPLES, build_example
 from faier.logic.models import LogicModel
 from faier.logic.neighbours import NeighbourSpec, neighbour_spec_from_data, parse_neighbour_spec
-from faier.model.files import read_document
+from faier.model.files import read_document_file
 
 
 def load_model(target: str, settings: Mapping[str, str] | None = None) -> LogicModel:
@@ -44,12 +44,6 @@ def load_neighbours(text: str) -> NeighbourSpec:
     """``--neighbors``: a YAML/JSON file of pairs, or pairs written inline (``a~b; @in0~@in1``)."""
     path = Path(text)
     if path.suffix.lower() in files.SUFFIXES or path.is_file():
-        if not path.is_file():
-            raise SpecError("file not found", where=text, fix="check the neighbour file's path")
-        try:
-            raw = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SpecError(f"cannot read the file: {exc}", where=text) from None
-        data = read_document(raw, text, json_format=path.suffix.lower() == ".json")
+        data = read_document_file(path, text, error=SpecError)
         return neighbour_spec_from_data(data, source=text)
     return parse_neighbour_spec(text)

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from faier.errors import ModelError
+from faier.errors import InputError, ModelError
 from faier.model.hmm import HMM, Vector
 from faier.model.parameters import PROBABILITY_DOMAIN, Interval, Parameter
 from faier.model.probability import (
@@ -118,22 +118,8 @@ def load_hmm_file(path: str | Path) -> HMMFile:
     """Read a ``.yaml``/``.yml`` or ``.json`` model file."""
     source = str(path)
     file = Path(path)
-    kind = _format(file, source)
-    if not file.exists():
-        raise ModelError("file not found", where=source, fix="check the path and the file name")
-    if not file.is_file():
-        raise ModelError("not a file", where=source, fix="give the path of a model file")
-    try:
-        text = file.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ModelError(
-            f"not UTF-8 text (byte {exc.start})", where=source, fix="save the file as UTF-8"
-        ) from None
-    except OSError as exc:
-        raise ModelError(
-            f"cannot read the file: {exc.strerror}", where=source, fix="check its permissions"
-        ) from None
-    document = _parse_yaml(text, source) if kind == "YAML" else _parse_json(text, source)
+    _format(file, source)
+    document = read_document_file(file, source)
     return parse_hmm_document(document, source=source)
 
 
@@ -251,6 +237,25 @@ def _parse_json(text: str, source: str) -> object:
         ) from None
     except ModelError as exc:
         raise exc.located(source) from None
+
+
+def read_document_file(file: Path, source: str, *, error: type[InputError] = ModelError) -> object:
+    """A `.json` (else YAML) file's parsed content; a missing or unreadable file is `error`."""
+    if not file.exists():
+        raise error("file not found", where=source, fix="check the path and the file name")
+    if not file.is_file():
+        raise error("not a file", where=source, fix="give the path of a file, not a folder")
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(
+            f"not UTF-8 text (byte {exc.start})", where=source, fix="save the file as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise error(
+            f"cannot read the file: {exc.strerror}", where=source, fix="check its permissions"
+        ) from None
+    return read_document(text, source, json_format=file.suffix.lower() == ".json")
 
 
 def read_document(text: str, source: str, *, json_format: bool) -> object:
