@@ -30,10 +30,10 @@ from typing import Any
 
 import machine
 
-from faier.engines.budget import Budget
+from faier.core.budget import Budget
+from faier.core.problem import Problem
 from faier.engines.exact import distribution_mode, epsilon
 from faier.engines.exact.losses import worst_outcome
-from faier.engines.problem import Problem
 from faier.errors import BudgetExceeded
 from faier.mechanisms.library.histogram import histogram
 from faier.mechanisms.library.noisy_max import noisy_max
@@ -163,7 +163,7 @@ def main() -> None:
 
     print("\nwhole process (fresh interpreter: import faier, compute ε*, print it):")
     code = (
-        "import sys; from faier.engines.exact import epsilon; from faier.engines.problem import "
+        "import sys; from faier.engines.exact import epsilon; from faier.core.problem import "
         "Problem; from faier.mechanisms.library.noisy_max import noisy_max; from "
         "faier.privacy.specs import DifferentialPrivacy; r = epsilon(Problem('nm', "
         "noisy_max(int(sys.argv[1]), 'uniform'), DifferentialPrivacy())); "

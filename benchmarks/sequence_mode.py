@@ -18,9 +18,9 @@ from fractions import Fraction
 
 import machine
 
-from faier.engines.budget import Budget
+from faier.core.budget import Budget
+from faier.core.problem import Problem
 from faier.engines.exact import branch_and_bound, engine, sequence_mode
-from faier.engines.problem import Problem
 from faier.mechanisms.interactive import Interactive
 from faier.mechanisms.library.above_threshold import above_threshold
 from faier.mechanisms.library.sparse_vector import sparse_vector

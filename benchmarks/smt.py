@@ -25,9 +25,9 @@ import time
 from pathlib import Path
 
 from faier import api
+from faier.core.budget import Budget
+from faier.core.problem import Problem
 from faier.engines import exact, smt
-from faier.engines.budget import Budget
-from faier.engines.problem import Problem
 from faier.examples.seed_hmms import noisy_max_hmm, vector_state
 from faier.model.distribution import Distribution
 from faier.privacy.budget import Epsilon

@@ -13,7 +13,7 @@ Public modules:
 """
 
 from faier.api import epsilon, load_problem, verify
-from faier.engines.problem import Problem
+from faier.core.problem import Problem
 from faier.errors import FaierError, InputError
 from faier.mechanisms import (
     Context,

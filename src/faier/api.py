@@ -14,9 +14,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from faier.engines import exact, parametric, smt
-from faier.engines.budget import Budget
-from faier.engines.problem import Problem
+from faier.core import parametric
+from faier.core.budget import Budget
+from faier.core.problem import Problem
+from faier.engines import exact, smt
 from faier.errors import InputError, MechanismError, ModelError, SpecError
 from faier.examples.registry import EXAMPLES, Example, find_example
 from faier.mechanisms.interactive import Interactive

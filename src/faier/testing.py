@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from faier import api
-from faier.engines.problem import Problem
+from faier.core.problem import Problem
 from faier.engines.statistical import combine, subjects, tester
 from faier.engines.statistical.combine import BoundReport, CertifyReport
 from faier.engines.statistical.config import Config, parse_epsilons

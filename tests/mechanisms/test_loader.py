@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import faier
-from faier.engines.problem import Problem
+from faier.core.problem import Problem
 from faier.errors import InputError, MechanismError
 from faier.mechanisms import Interactive, Program, StepProgram
 from faier.mechanisms.loader import (

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import reference as ref
+from faier.core.problem import Problem
 from faier.engines.exact import epsilon
-from faier.engines.problem import Problem
 from faier.errors import MechanismError
 from faier.mechanisms import Done, Program, StepProgram, grid, program
 from faier.mechanisms.handlers import distribution_of, enumerate_paths

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from faier.engines.problem import Problem
+from faier.core.problem import Problem
 from faier.errors import SpecError
 from faier.examples import scenarios
 from faier.examples.parameters import ParameterSpec, Unknown, fraction, resolve

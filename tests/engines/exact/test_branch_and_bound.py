@@ -8,10 +8,10 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from faier.engines.budget import Budget
+from faier.core.budget import Budget
+from faier.core.problem import Problem
 from faier.engines.exact import pruning, sequence_mode
 from faier.engines.exact.engine import epsilon
-from faier.engines.problem import Problem
 from faier.mechanisms.interactive import HALTED, Interactive
 from faier.mechanisms.library.above_threshold import above_threshold
 from faier.model.distribution import Distribution

@@ -8,8 +8,8 @@ import pytest
 
 import reference as ref
 from faier import api
+from faier.core.problem import Problem
 from faier.engines.exact import epsilon, verify
-from faier.engines.problem import Problem
 from faier.mechanisms.library.geometric import truncated_geometric_mechanism
 from faier.mechanisms.library.noisy_max import noisy_max
 from faier.mechanisms.library.randomized_response import randomized_response

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from faier.engines.budget import Budget
+from faier.core.budget import Budget
+from faier.core.problem import Problem
 from faier.engines.exact import branch_and_bound, epsilon, sequence_mode
 from faier.engines.exact.float_frontier import FloatRangeError, float_system
-from faier.engines.problem import Problem
 from faier.mechanisms.library.above_threshold import above_threshold
 from faier.mechanisms.library.sparse_vector import sparse_vector
 from faier.model.hmm import HMM

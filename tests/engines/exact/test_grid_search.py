@@ -20,11 +20,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import reference as ref
-from faier.engines.budget import Budget
+from faier.core.budget import Budget
+from faier.core.problem import Problem
 from faier.engines.exact import distribution_mode, epsilon
 from faier.engines.exact.grid_search import Grid, GridSearch, grid_of, neighbour_minimum
 from faier.engines.exact.losses import worst_outcome
-from faier.engines.problem import Problem
 from faier.errors import FaierError
 from faier.mechanisms.handlers import Context
 from faier.mechanisms.inputs import InputSpace

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from faier.engines.budget import Budget
+from faier.core.budget import Budget
 from faier.engines.exact import branch_and_bound, sequence_mode
 from faier.engines.exact.incumbents import answer_runs, symbols_following
 from faier.mechanisms.library.above_threshold import above_threshold

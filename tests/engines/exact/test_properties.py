@@ -8,8 +8,8 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from faier.core.problem import Problem
 from faier.engines.exact import epsilon
-from faier.engines.problem import Problem
 from faier.mechanisms.inputs import InputSpace
 from faier.mechanisms.program import Program
 from faier.model.distribution import Distribution

@@ -8,9 +8,9 @@ from fractions import Fraction
 import pytest
 
 import reference as ref
-from faier.engines.budget import Budget
+from faier.core.budget import Budget
+from faier.core.problem import Problem
 from faier.engines.exact import epsilon, verify
-from faier.engines.problem import Problem
 from faier.mechanisms.interactive import HALTED, Interactive
 from faier.mechanisms.library.above_threshold import above_threshold
 from faier.model.distribution import bernoulli

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from faier import api
 from faier.cli.main import app
+from faier.core.problem import Problem
 from faier.engines import smt
-from faier.engines.problem import Problem
 from faier.engines.smt import solvers
 from faier.errors import InputError, ModelError, SpecError
 from faier.model.constraints import Constraint

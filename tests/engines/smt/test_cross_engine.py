@@ -18,8 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from faier import api
-from faier.engines import exact, parametric, smt
-from faier.engines.problem import Problem
+from faier.core import parametric
+from faier.core.problem import Problem
+from faier.engines import exact, smt
 from faier.model.distribution import Distribution
 from faier.model.hmm import HMM
 from faier.model.parameters import Parameter

@@ -12,8 +12,8 @@ from itertools import product
 import numpy as np
 import pytest
 
+from faier.core.problem import Problem
 from faier.engines.exact import epsilon
-from faier.engines.problem import Problem
 from faier.errors import SpecError
 from faier.mechanisms.library.histogram import histogram
 from faier.privacy.neighbours import EveryQuery, OneQuery

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from faier.core.problem import Problem
 from faier.engines.exact import epsilon
-from faier.engines.problem import Problem
 from faier.errors import SpecError
 from faier.mechanisms.library.above_threshold import above_threshold
 from faier.mechanisms.library.sparse_vector import VARIANTS, paper_alphas, sparse_vector

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from faier.engines.budget import Budget
+from faier.core.budget import Budget
 from faier.engines.exact.float_frontier import FloatRangeError, float_search
 from faier.engines.exact.incumbents import seed_incumbents
 from faier.engines.exact.pruning import (

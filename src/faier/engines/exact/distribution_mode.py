@@ -13,7 +13,7 @@ from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
-from faier.engines.budget import Budget
+from faier.core.budget import Budget
 from faier.engines.exact.grid_search import GridSearch
 from faier.mechanisms.program import Program, StepProgram
 from faier.privacy.neighbours import EveryQuery, OneQuery

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from faier.engines.budget import Budget
+from faier.core.budget import Budget
+from faier.core.problem import Problem
 from faier.engines.exact import (
     branch_and_bound,
     certificate,
@@ -29,7 +30,6 @@ from faier.engines.exact.losses import (
     smallest_exp_epsilon,
     worst_outcome,
 )
-from faier.engines.problem import Problem
 from faier.errors import BudgetExceeded, FaierError, SpecError
 from faier.mechanisms.interactive import Interactive
 from faier.model.distribution import Distribution

@@ -42,7 +42,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
-from faier.engines.budget import Budget
+from faier.core.budget import Budget
 from faier.engines.exact.pruning import (
     SearchCounts,
     growth_bounds,

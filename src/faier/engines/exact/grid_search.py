@@ -46,7 +46,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from faier.engines.budget import Budget
+from faier.core.budget import Budget
 from faier.errors import FaierError
 from faier.mechanisms.program import Program, StepProgram
 from faier.model.distribution import Distribution

@@ -20,7 +20,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from faier.engines.budget import Budget
+from faier.core.budget import Budget
 from faier.errors import SpecError
 from faier.mechanisms.interactive import Interactive
 from faier.model.hmm import HMM

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from faier.engines.budget import Budget
-from faier.engines.problem import Problem
+from faier.core.budget import Budget
+from faier.core.problem import Problem
 from faier.engines.smt.fast import FastSearch
 from faier.engines.smt.question import Space, build
 from faier.engines.smt.session import Options, Session

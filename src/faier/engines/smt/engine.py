@@ -12,9 +12,10 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 
-from faier.engines import exact, parametric
-from faier.engines.budget import Budget
-from faier.engines.problem import Problem
+from faier.core import parametric
+from faier.core.budget import Budget
+from faier.core.problem import Problem
+from faier.engines import exact
 from faier.engines.smt import faithful
 from faier.engines.smt.fast import FastSearch, Found, ratio_bounds, region_query, search
 from faier.engines.smt.portfolio import SolverPool

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from faier.engines import parametric
-from faier.engines.problem import Problem
+from faier.core import parametric
+from faier.core.problem import Problem
 from faier.errors import ModelError, SpecError
 from faier.mechanisms.interactive import Interactive
 from faier.mechanisms.program import Program, StepProgram

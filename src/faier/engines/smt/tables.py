@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from faier.engines.budget import Budget
+from faier.core.budget import Budget
 from faier.engines.smt.polynomial import Polynomial
 from faier.engines.smt.question import Question
 from faier.model.hmm import HMM

@@ -15,8 +15,8 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from faier.engines import parametric
-from faier.engines.problem import Problem
+from faier.core import parametric
+from faier.core.problem import Problem
 from faier.engines.smt.question import Question, Space
 from faier.engines.smt.solvers import ModelValue
 from faier.engines.smt.tables import Outcome, Table

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from faier.engines.budget import Budget
+from faier.core.budget import Budget
+from faier.core.problem import Problem
 from faier.engines.exact import distribution_mode, sequence_mode
-from faier.engines.problem import Problem
 from faier.engines.statistical.discrete import transcript_distribution
 from faier.engines.statistical.reports import Candidate
 from faier.errors import FaierError, SpecError

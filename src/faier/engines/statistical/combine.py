@@ -19,8 +19,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from faier.core.problem import Problem
 from faier.engines import exact
-from faier.engines.problem import Problem
 from faier.engines.statistical.certify import Certifier, ExactEvent
 from faier.engines.statistical.events import json_number
 from faier.engines.statistical.reports import Candidate, EpsilonPoint, StatReport

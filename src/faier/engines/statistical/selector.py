@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from faier.engines.statistical.hypothesis import loss_lower_bounds
+from faier.engines.statistical.significance import loss_lower_bounds
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]

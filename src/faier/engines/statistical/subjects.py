@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from faier.engines.problem import Problem
+from faier.core.problem import Problem
 from faier.engines.statistical import arguments as argument_generator
 from faier.engines.statistical.discrete import (
     Table,

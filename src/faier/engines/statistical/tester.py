@@ -31,7 +31,6 @@ import numpy.typing as npt
 from faier.engines.statistical import parallel
 from faier.engines.statistical.config import Config
 from faier.engines.statistical.events import Event, EventSpace, Features, Reference, infer_space
-from faier.engines.statistical.hypothesis import loss_interval, thinned_pvalue
 from faier.engines.statistical.parallel import Pool, Unit, units
 from faier.engines.statistical.reports import (
     Candidate,
@@ -41,6 +40,7 @@ from faier.engines.statistical.reports import (
     StatReport,
 )
 from faier.engines.statistical.selector import Counts, Selection, select, select_loss
+from faier.engines.statistical.significance import loss_interval, thinned_pvalue
 from faier.engines.statistical.subjects import Pair, Subject
 from faier.mechanisms.sampled import Outputs, concat
 

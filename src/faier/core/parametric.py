@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 
-from faier.engines.problem import Problem
+from faier.core.problem import Problem
 from faier.errors import InputError, SpecError
 from faier.model.constraints import Constraint, ParameterOption
 from faier.model.hmm import HMM

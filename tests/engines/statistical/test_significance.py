@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy.stats import fisher_exact
 
-from faier.engines.statistical.hypothesis import (
+from faier.engines.statistical.significance import (
     clopper_pearson,
     loss_interval,
     loss_lower_bounds,
