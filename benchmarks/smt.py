@@ -148,7 +148,7 @@ def dp(max_n: int, timeout: float) -> None:
         for text in ("ln(2)", f"ln({star.ratio})"):
             eps = Epsilon.parse(text)
             started = time.perf_counter()
-            options = smt.Options(solver="z3", encoding="faithful", timeout=timeout)
+            options = smt.SolverSettings(solver="z3", encoding="faithful", timeout=timeout)
             result = smt.verify(problem, eps, options)
             faithful = cell(result, time.perf_counter() - started, timeout)
             started = time.perf_counter()

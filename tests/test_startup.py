@@ -27,3 +27,12 @@ def test_exact_run_with_a_log_budget_does_not_load_sympy() -> None:
         "from faier import api; api.verify('noisy-max', 'ln(2)', settings={'n': '3'})"
     )
     assert "sympy" not in loaded
+
+
+def test_exact_run_with_a_decimal_budget_does_not_load_sympy() -> None:
+    loaded = _loaded_after(
+        "from faier import api; r = api.verify('noisy-max', '1.372', settings={'n': '5'}); "
+        "assert r.verdict.value == 'violated'"
+    )
+    assert "sympy" not in loaded
+    assert "z3" not in loaded and "faier.engines.smt" not in loaded

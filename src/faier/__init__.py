@@ -8,11 +8,14 @@ Public modules:
   ``Interactive``) and the built-in library.
 * ``faier.privacy``: ε/δ budgets, neighbour relations, DP and Pufferfish specs,
   data models with exact Bayesian conditioning.
-* ``faier.engines``: the exact engine (``faier.engines.exact``).
+* ``faier.core``: ``Problem``, ``Options`` (every run setting), the ``Engine``
+  protocol and its registry (``faier.core.engine.register``).
+* ``faier.engines``: the exact, SMT and statistical engines.
 * ``faier.results``: the ``Result`` every engine returns.
 """
 
 from faier.api import epsilon, load_problem, verify
+from faier.core.options import Options
 from faier.core.problem import Problem
 from faier.errors import FaierError, InputError
 from faier.mechanisms import (
@@ -28,8 +31,9 @@ from faier.mechanisms import (
 from faier.model.distribution import Distribution, bernoulli, truncated_geometric
 from faier.privacy.budget import Epsilon
 from faier.results import Result, Verdict
+from faier.version import VERSION
 
-__version__ = "0.1.0"
+__version__ = VERSION
 
 __all__ = [
     "Context",
@@ -39,6 +43,7 @@ __all__ = [
     "FaierError",
     "InputError",
     "Interactive",
+    "Options",
     "Problem",
     "Program",
     "Result",

@@ -12,12 +12,13 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
+from faier.core import engine as registry
 from faier.core import parametric
-from faier.core.budget import Budget
+from faier.core.engine import Engine, Progress, Question
+from faier.core.options import Options
 from faier.core.problem import Problem
-from faier.engines import exact, smt
 from faier.errors import InputError, MechanismError, ModelError, SpecError
 from faier.examples.registry import EXAMPLES, Example, find_example
 from faier.mechanisms.interactive import Interactive
@@ -33,8 +34,8 @@ from faier.model.distribution import Distribution
 from faier.model.hmm import HMM
 from faier.model.parameters import Interval, Parameter
 from faier.model.probability import parse_number
-from faier.privacy.budget import Epsilon, parse_delta
-from faier.privacy.neighbours import EveryQuery, parse_neighbours
+from faier.privacy.budget import Epsilon
+from faier.privacy.neighbours import EveryQuery, NeighbourRelation
 from faier.privacy.specs import (
     Comparison,
     DifferentialPrivacy,
@@ -50,28 +51,26 @@ from faier.privacy.symbolic import (
 from faier.results import Result
 
 if TYPE_CHECKING:
+    from faier.engines import smt
     from faier.model.files import HMMFile
 
 MODEL_SUFFIXES = {".json", ".yaml", ".yml"}
 
-T = TypeVar("T")
-R = TypeVar("R")
 
-
-def load_problem(
-    target: str | Problem,
-    *,
-    settings: Mapping[str, str] | None = None,
-    neighbours: str | None = None,
-    horizon: int | None = None,
-    name: str | None = None,
-    params: Sequence[str] | None = None,
-) -> Problem:
+def load_problem(target: str | Problem, options: Options | None = None, **fields: Any) -> Problem:
     """A problem from a built-in example name, a model file, or a Python mechanism file.
 
-    ``params`` are ``--param`` options: ``p=0.3`` fixes a parameter, ``'p in (0, 1)'``
-    leaves it unknown in that domain, ``'pA <= pB'`` constrains the unknowns.
+    Options (:class:`~faier.core.options.Options`, or their names as keywords):
+    ``settings`` (``--set``), ``neighbours``, ``horizon``, ``name`` and
+    ``params``: ``p=0.3`` fixes a parameter, ``'p in (0, 1)'`` leaves it
+    unknown in that domain, ``'pA <= pB'`` constrains the unknowns.
     """
+    chosen = Options.parse(options, **fields)
+    return _load(target, chosen)
+
+
+def _load(target: str | Problem, options: Options) -> Problem:
+    name, settings, params = options.name, dict(options.settings), list(options.params)
     if name is not None and not (isinstance(target, str) and Path(target).suffix == ".py"):
         what = repr(target) if isinstance(target, str) else "a Problem"
         raise SpecError(
@@ -79,24 +78,23 @@ def load_problem(
             where=f"--name {name}",
             fix="leave --name out: it chooses among the mechanisms of a .py file",
         )
-    options = [_option("--param", ParameterOption.parse, text) for text in params or ()]
     if isinstance(target, Problem):
-        problem = parametric.apply_parameters(target, options)
+        problem = parametric.apply_parameters(target, params)
     elif (example := find_example(target)) is not None:
-        example_settings, options = _example_parameters(example, dict(settings or {}), options)
-        problem = parametric.apply_parameters(example.problem(example_settings), options)
+        example_settings, params = _example_parameters(example, settings, params)
+        problem = parametric.apply_parameters(example.problem(example_settings), params)
     else:
         path = Path(target)
         if path.suffix.lower() in MODEL_SUFFIXES:
             from faier.model.files import load_hmm_file
 
-            problem = problem_from_model_file(load_hmm_file(path), settings or {}, options)
-            constraints = [o for o in options if o.is_constraint]
+            problem = problem_from_model_file(load_hmm_file(path), settings, params)
+            constraints = [o for o in params if o.is_constraint]
             problem = parametric.apply_parameters(problem, constraints)
         elif path.suffix.lower() == ".py":
             problem = problem_from_python_file(path, name)
             _reject_settings(settings, str(path))
-            problem = parametric.apply_parameters(problem, options)
+            problem = parametric.apply_parameters(problem, params)
         else:
             raise SpecError(
                 f"unknown target {target!r}",
@@ -104,15 +102,9 @@ def load_problem(
                 + ", ".join(e.name for e in EXAMPLES)
                 + "), a model file (.yaml, .json) or a mechanism file (.py)",
             )
-    if neighbours is not None:
-        problem = _with_neighbours(problem, neighbours)
-    if horizon is not None and horizon < 1:
-        raise SpecError(
-            f"horizon must be at least 1, got {horizon}",
-            where="--horizon",
-            fix="the horizon is the number of queries or observations, e.g. --horizon 4",
-        )
-    return problem.with_horizon(horizon)
+    if options.neighbours is not None:
+        problem = _with_neighbours(problem, options.neighbours)
+    return problem.with_horizon(options.horizon)
 
 
 def _example_parameters(
@@ -147,8 +139,7 @@ def _reject_settings(settings: Mapping[str, str] | None, where: str) -> None:
         )
 
 
-def _with_neighbours(problem: Problem, text: str) -> Problem:
-    relation = _option("--neighbors", parse_neighbours, text)
+def _with_neighbours(problem: Problem, relation: NeighbourRelation) -> Problem:
     if isinstance(problem.mechanism, Interactive):
         if not isinstance(relation, EveryQuery):
             raise SpecError(
@@ -295,47 +286,18 @@ def problem_from_python_file(path: Path, name: str | None = None) -> Problem:
     return Problem(path.stem, mechanism, privacy, title=mechanism.name)
 
 
-def _option(where: str, parse: Callable[[T], R], text: T) -> R:
-    """Parse an option's value; an error names the option."""
-    try:
-        return parse(text)
-    except SpecError as exc:
-        raise exc.located(where) from None
-
-
-def _budget(
-    timeout: float | None, max_states: int | None, progress: Callable[[Any], None] | None = None
-) -> Budget:
-    if timeout is not None and not timeout > 0:
-        raise SpecError(
-            f"the timeout must be positive, got {timeout:g}",
-            where="--timeout",
-            fix="give seconds, e.g. --timeout 60, or leave it out for no limit",
-        )
-    if max_states is not None and max_states < 1:
-        raise SpecError(
-            f"the state budget must be at least 1, got {max_states}",
-            where="--max-states",
-            fix="e.g. --max-states 100000, or leave it out for no limit",
-        )
-    return Budget(timeout, max_states, progress=progress)
-
-
 def _located(target: str | Problem, problem: Problem, run: Callable[[], Result]) -> Result:
     """Run an engine on a loaded target; errors name the file (and line) they come from.
 
     A model file without a horizon is reported against the file; a crash of a
-    mechanism from a Python file names the file and the line that raised.
+    mechanism from a Python file names the file and the line that raised; a
+    model error found over a parameter domain names the model file.
     """
-    if (
-        isinstance(target, str)
-        and Path(target).suffix in MODEL_SUFFIXES
-        and isinstance(problem.mechanism, HMM)
-        and problem.horizon is None
-    ):
+    is_model_file = isinstance(target, str) and Path(target).suffix.lower() in MODEL_SUFFIXES
+    if is_model_file and isinstance(problem.mechanism, HMM) and problem.horizon is None:
         raise SpecError(
             "no horizon (the length of observation sequences)",
-            where=target,
+            where=str(target),
             fix="pass --horizon K or write 'horizon: K' in the model file",
         )
     try:
@@ -348,190 +310,83 @@ def _located(target: str | Problem, problem: Problem, run: Callable[[], Result])
             raise
         cause = exc.__cause__ if exc.__cause__ is not None else exc
         raise exc.located(place_in_file(cause, path)) from exc.__cause__
-
-
-ENGINES = ("auto", "exact", "smt")
-
-
-def _choose_engine(engine: str, target: str | Problem, problem: Problem, smt_asked: bool) -> str:
-    """``auto``: exact search when every parameter is fixed, SMT when some remain."""
-    if engine not in ENGINES:
-        raise SpecError(
-            f"unknown engine {engine!r}",
-            where="--engine",
-            fix=f"choose one of {', '.join(ENGINES)}",
-        )
-    unknown = [p.name for p in parametric.unknowns(problem)]
-    if engine == "exact" and unknown:
-        example = f"{unknown[0]}=1/3"
-        raise SpecError(
-            f"parameters {', '.join(unknown)} have no value (the exact engine needs them fixed)",
-            where=target if isinstance(target, str) else "--engine exact",
-            fix=f"fix them with --set {example} or --param {example}, or use --engine smt",
-        )
-    if engine == "exact" and smt_asked:
-        raise SpecError(
-            "--solver, --encoding and --emit-smt2 are options of the SMT engine",
-            where="--engine exact",
-            fix="use --engine smt, or leave those options out",
-        )
-    if engine == "auto":
-        return "smt" if unknown or smt_asked else "exact"
-    return engine
-
-
-def _smt_options(
-    solver: str | None,
-    encoding: str | None,
-    timeout: float | None,
-    emit_smt2: str | Path | None,
-    precision: str | Fraction | None,
-) -> smt.Options:
-    value = None
-    if precision is not None:
-        try:
-            value = (
-                parse_number(precision)[0] if isinstance(precision, str) else Fraction(precision)
-            )
-        except ValueError:
-            raise SpecError(
-                f"{precision!r} is not a number", where="--precision", fix="e.g. --precision 1e-4"
-            ) from None
-    options = smt.Options(
-        solver=solver or "portfolio",
-        encoding=encoding or "fast",
-        timeout=timeout,
-        emit_smt2=None if emit_smt2 is None else Path(emit_smt2),
-    )
-    return options if value is None else replace(options, precision=value)
-
-
-def _in_model(target: str | Problem, run: Callable[..., R], *args: object) -> R:
-    """Run the SMT engine; a model error found over the parameter domain names the file."""
-    try:
-        return run(*args)
     except ModelError as exc:
+        if is_model_file and not (exc.where or "").startswith(str(target)):
+            raise exc.located(str(target)) from None
+        raise
+
+
+def _chosen(
+    target: str | Problem, problem: Problem, options: Options, question: Question
+) -> Engine:
+    """The engine that answers; a refusal of a model file's problem names the file."""
+    try:
+        return registry.choose(problem, options, question)
+    except SpecError as exc:
         if isinstance(target, str) and Path(target).suffix.lower() in MODEL_SUFFIXES:
             raise exc.located(target) from None
         raise
 
 
-def _fixed(problem: Problem) -> Problem:
-    """The rational problem for the exact engine (fixed parameter values substituted)."""
-    if not parametric.declared(problem) and not isinstance(problem.privacy, ParametricPufferfish):
-        return problem
-    return parametric.at_point(problem, {})
-
-
 def epsilon(
     target: str | Problem,
+    options: Options | None = None,
     *,
-    settings: Mapping[str, str] | None = None,
-    neighbours: str | None = None,
-    horizon: int | None = None,
-    delta: str | Fraction | None = None,
-    timeout: float | None = None,
-    max_states: int | None = None,
-    arithmetic: str = "float",
-    name: str | None = None,
-    progress: Callable[[Any], None] | None = None,
-    engine: str = "auto",
-    params: Sequence[str] | None = None,
-    solver: str | None = None,
-    encoding: str | None = None,
-    emit_smt2: str | Path | None = None,
-    precision: str | Fraction | None = None,
+    progress: Progress | None = None,
+    **fields: Any,
 ) -> Result:
     """ε* of a target: exact, or (unknown parameters) its supremum over their domain.
 
-    With δ: the least ε such that δ(ε) ≤ δ (exact engine).  ``precision`` bounds
-    ln(upper/lower) of a supremum that the SMT engine cannot pin down exactly.
+    Options (:class:`~faier.core.options.Options`, or their names as keywords,
+    e.g. ``horizon=4, delta="0.01", engine="smt", timeout=60``).  With ``delta``:
+    the least ε such that δ(ε) ≤ δ.  ``precision`` bounds ln(upper/lower) of a
+    supremum that the SMT engine cannot pin down exactly.
     """
-    problem = load_problem(
-        target, settings=settings, neighbours=neighbours, horizon=horizon, name=name, params=params
-    )
-    d = None if delta is None else _option("--delta", parse_delta, delta)
-    asked = solver is not None or encoding is not None or emit_smt2 is not None
-    if _choose_engine(engine, target, problem, asked) == "smt":
-        if d is not None:
-            raise SpecError(
-                "the SMT engine computes pure ε*; (ε, δ) needs every parameter fixed",
-                where="--delta",
-                fix="fix the parameters with --param NAME=VALUE and use --engine exact",
-            )
-        options = _smt_options(solver, encoding, timeout, emit_smt2, precision)
-        return _located(target, problem, lambda: _in_model(target, smt.epsilon, problem, options))
-    budget = _budget(timeout, max_states, progress)
-    fixed = _fixed(problem)
-    return _located(
-        target, fixed, lambda: exact.epsilon(fixed, delta=d, budget=budget, arithmetic=arithmetic)
-    )
+    chosen = Options.parse(options, **fields)
+    problem = _load(target, chosen)
+    engine = _chosen(target, problem, chosen, "epsilon")
+    return _located(target, problem, lambda: engine.epsilon(problem, chosen, progress))
 
 
 def verify(
     target: str | Problem,
-    eps: str | Epsilon,
+    eps: str | float | Epsilon,
+    options: Options | None = None,
     *,
-    settings: Mapping[str, str] | None = None,
-    neighbours: str | None = None,
-    horizon: int | None = None,
-    delta: str | Fraction | None = None,
-    timeout: float | None = None,
-    max_states: int | None = None,
-    arithmetic: str = "float",
-    name: str | None = None,
-    progress: Callable[[Any], None] | None = None,
-    engine: str = "auto",
-    params: Sequence[str] | None = None,
-    solver: str | None = None,
-    encoding: str | None = None,
-    emit_smt2: str | Path | None = None,
+    progress: Progress | None = None,
+    **fields: Any,
 ) -> Result:
     """Decide ε-privacy (or (ε, δ)-privacy): exactly, or for every unknown parameter value."""
-    problem = load_problem(
-        target, settings=settings, neighbours=neighbours, horizon=horizon, name=name, params=params
-    )
-    budget_eps = eps if isinstance(eps, Epsilon) else _option("--epsilon", Epsilon.parse, eps)
-    d = None if delta is None else _option("--delta", parse_delta, delta)
-    asked = solver is not None or encoding is not None or emit_smt2 is not None
-    if _choose_engine(engine, target, problem, asked) == "smt":
-        if d is not None:
-            raise SpecError(
-                "the SMT engine decides pure ε-privacy; (ε, δ) needs every parameter fixed",
-                where="--delta",
-                fix="fix the parameters with --param NAME=VALUE and use --engine exact",
-            )
-        options = _smt_options(solver, encoding, timeout, emit_smt2, None)
-        return _located(
-            target, problem, lambda: _in_model(target, smt.verify, problem, budget_eps, options)
-        )
-    budget = _budget(timeout, max_states, progress)
-    fixed = _fixed(problem)
-    return _located(
-        target,
-        fixed,
-        lambda: exact.verify(fixed, budget_eps, delta=d, budget=budget, arithmetic=arithmetic),
-    )
+    chosen = Options.parse(options, **fields)
+    problem = _load(target, chosen)
+    claim = eps if isinstance(eps, Epsilon) else _epsilon(eps)
+    engine = _chosen(target, problem, chosen, "verify")
+    return _located(target, problem, lambda: engine.verify(problem, claim, chosen, progress))
+
+
+def _epsilon(text: str | float) -> Epsilon:
+    try:
+        return Epsilon.parse(text)
+    except SpecError as exc:
+        raise exc.located("--epsilon") from None
 
 
 def closed_forms(
     target: str | Problem,
+    options: Options | None = None,
     *,
-    settings: Mapping[str, str] | None = None,
-    params: Sequence[str] | None = None,
-    horizon: int | None = None,
     output: str | None = None,
-    solver: str | None = None,
-    timeout: float | None = None,
-    precision: str | Fraction | None = None,
-    name: str | None = None,
+    **fields: Any,
 ) -> smt.ClosedForms:
     """Each outcome's probability under each prior as a rational function of the parameters.
 
     With ``output`` (an outcome, e.g. ``"2~"`` or ``"start 1"``), also ε*(θ) for
     it and its supremum over the domain.
     """
-    problem = load_problem(target, settings=settings, horizon=horizon, name=name, params=params)
-    options = _smt_options(solver, None, timeout, None, precision)
+    from faier.engines import smt
+    from faier.engines.smt.entry import settings
+
+    chosen = Options.parse(options, **fields)
+    problem = _load(target, chosen)
     outcome = None if output is None else tuple(output.split())
-    return smt.closed_forms(problem, outcome, options)
+    return smt.closed_forms(problem, outcome, settings(chosen))

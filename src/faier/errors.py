@@ -51,3 +51,11 @@ class BudgetExceeded(FaierError):
     def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__(reason)
+
+
+class InternalError(FaierError):
+    """faier itself went wrong (a witness that does not recompute, a broken invariant).
+
+    Never a verdict and never bad input: the CLI exits with code 4 and asks
+    for a report.
+    """

@@ -9,9 +9,24 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, IntEnum
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
+
+from faier.version import VERSION
+
+
+class ExitCode(IntEnum):
+    """What the ``faier`` command's exit status means, for CI pipelines (the one mapping)."""
+
+    HOLDS = 0
+    """The claim holds, or the asked figure (ε*, p-values, a dpCTL* query) was computed."""
+    VIOLATED = 1
+    BAD_INPUT = 2
+    UNKNOWN = 3
+    INTERNAL_ERROR = 4
+    """faier itself failed: never a verdict; please report it."""
+    INTERRUPTED = 130
 
 
 class Verdict(Enum):
@@ -23,8 +38,61 @@ class Verdict(Enum):
 
     @property
     def exit_code(self) -> int:
-        """0 holds, 1 violated, 3 unknown (2 is reserved for bad input)."""
-        return {"holds": 0, "violated": 1, "unknown": 3}[self.value]
+        """0 holds, 1 violated, 3 unknown (2 is bad input, 4 an internal error)."""
+        return {
+            "holds": ExitCode.HOLDS,
+            "violated": ExitCode.VIOLATED,
+            "unknown": ExitCode.UNKNOWN,
+        }[self.value]
+
+
+@runtime_checkable
+class Report(Protocol):
+    """What every command's result shares: the verdict, the exit code, time and method.
+
+    ``Result`` (epsilon, verify), the dpCTL* ``CheckResult`` and the tester's
+    reports all follow it; :func:`envelope` wraps any of them for ``--json``.
+    """
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """holds / violated / unknown; None when the command computes a figure."""
+        ...
+
+    @property
+    def exit_code(self) -> int: ...
+
+    @property
+    def seconds(self) -> float: ...
+
+    @property
+    def method(self) -> str:
+        """What decided it (exact search, solver unsat, sampling with a p-value, Storm)."""
+        ...
+
+    def to_json(self) -> dict[str, Any]:
+        """The command's own fields."""
+        ...
+
+
+ENVELOPE_KEYS = ("command", "verdict", "exit_code", "seconds", "faier_version")
+
+
+def envelope(report: Report, command: str) -> dict[str, Any]:
+    """The JSON every ``--json`` output carries: the envelope keys first, then the body.
+
+    Keys the body has too (``verdict``, ``seconds``) keep the envelope's place
+    and value, so the envelope means the same for every command.
+    """
+    verdict = report.verdict
+    head: dict[str, Any] = {
+        "command": command,
+        "verdict": None if verdict is None else verdict.value,
+        "exit_code": int(report.exit_code),
+        "seconds": round(report.seconds, 6),
+        "faier_version": VERSION,
+    }
+    return {**head, **report.to_json(), **head}
 
 
 @dataclass(frozen=True, order=True)
@@ -290,7 +358,11 @@ class Result:
         """CI-friendly: 0 holds, 1 violated, 3 unknown; 0 for a computed ε*, 3 if unknown."""
         if self.verdict is not None:
             return self.verdict.exit_code
-        return 0 if self.epsilon_star is not None else 3
+        return ExitCode.HOLDS if self.epsilon_star is not None else ExitCode.UNKNOWN
+
+    @property
+    def seconds(self) -> float:
+        return self.statistics.seconds
 
     def to_json(self) -> dict[str, Any]:
         """The documented JSON contract (README, 'JSON output')."""

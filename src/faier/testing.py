@@ -14,15 +14,18 @@ mechanism: a faier program, or a sampled one (``faier.mechanisms.sampled``).
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from faier import api
+from faier.core import engine as registry
+from faier.core.options import Options
 from faier.core.problem import Problem
-from faier.engines.statistical import combine, subjects, tester
+from faier.engines.statistical import combine, subjects
 from faier.engines.statistical.combine import BoundReport, CertifyReport
 from faier.engines.statistical.config import Config, parse_epsilons
+from faier.engines.statistical.entry import StatisticalEngine
 from faier.engines.statistical.reports import StatReport
 from faier.engines.statistical.subjects import Subject, Vector
 from faier.engines.statistical.tester import Progress
@@ -32,7 +35,7 @@ from faier.mechanisms.library.continuous import SUITE
 from faier.mechanisms.loader import MECHANISM_TYPES, find_definitions, load_module, pick
 from faier.mechanisms.sampled import Sampled
 from faier.privacy.budget import Epsilon
-from faier.privacy.neighbours import parse_neighbours
+from faier.privacy.neighbours import NeighbourRelation, parse_neighbours
 
 SUITE_NAMES = tuple(SUITE)
 """Targets of StatDP's continuous suite: ``faier test svt-laplace --claimed 0.7``."""
@@ -104,7 +107,7 @@ def load_subject(
     *,
     claimed: Epsilon | None,
     settings: Mapping[str, str] | None = None,
-    neighbours: str | None = None,
+    neighbours: str | NeighbourRelation | None = None,
     lengths: Sequence[int] | None = None,
     pairs: Sequence[tuple[Vector, Vector]] = (),
     all_pairs: bool = False,
@@ -137,7 +140,7 @@ def load_subject(
                 where="--all-pairs",
                 fix="leave it out, or give pairs with --pair D1;D2",
             )
-        relation = parse_neighbours(neighbours) if neighbours else None
+        relation = parse_neighbours(neighbours) if isinstance(neighbours, str) else neighbours
         subject = subjects.from_sampled(
             mechanism,
             claimed.value,
@@ -163,155 +166,129 @@ def _claim(claimed: str | float | Epsilon) -> Epsilon:
         raise exc.located("--claimed") from None
 
 
-def _config(
-    claimed: Epsilon | None,
-    epsilons: str | Sequence[float],
-    samples: int,
-    selection_samples: int,
-    seed: int | None,
-    workers: int | None,
-    alpha: float,
-    thinnings: int,
-) -> Config:
-    grid = parse_epsilons(epsilons) if isinstance(epsilons, str) else tuple(epsilons)
+def _config(claimed: Epsilon | None, options: Options) -> Config:
+    grid = parse_epsilons(options.epsilons)
     return Config(
         claimed=None if claimed is None else claimed.value,
         epsilons=grid,
-        samples=samples,
-        selection_samples=selection_samples,
-        thinnings=thinnings,
-        alpha=alpha,
-        seed=seed,
-        workers=workers if workers is not None else (os.cpu_count() or 1),
+        samples=options.samples,
+        selection_samples=options.selection_samples,
+        thinnings=options.thinnings,
+        alpha=options.alpha,
+        seed=options.seed,
+        workers=options.cores,
         claim="" if claimed is None else claimed.text,
     )
+
+
+def _subject(
+    target: str,
+    claim: Epsilon | None,
+    options: Options,
+    lengths: Sequence[int] | str | None,
+    pairs: Sequence[tuple[Vector, Vector] | str],
+    resolved: tuple[Sampled | None] | None = None,
+) -> tuple[Subject, Problem | None]:
+    return load_subject(
+        target,
+        claimed=claim,
+        settings=options.settings,
+        neighbours=options.neighbours,
+        lengths=parse_lengths(lengths) if isinstance(lengths, str) else lengths,
+        pairs=[parse_pair(p) if isinstance(p, str) else p for p in pairs],
+        all_pairs=options.all_pairs,
+        name=options.name,
+        per_sample=options.per_sample,
+        resolved=resolved,
+    )
+
+
+def _tester() -> StatisticalEngine:
+    engine = registry.get("statistical")
+    assert isinstance(engine, StatisticalEngine)
+    return engine
 
 
 def statistical_test(
     target: str,
     *,
     claimed: str | float | Epsilon,
-    epsilons: str | Sequence[float] = "0:2.2:0.1",
-    samples: int = 500_000,
-    selection_samples: int = 100_000,
-    seed: int | None = None,
-    workers: int | None = None,
-    alpha: float = 0.05,
-    thinnings: int = 200,
-    lengths: Sequence[int] | None = None,
-    pairs: Sequence[tuple[Vector, Vector]] = (),
-    all_pairs: bool = False,
-    settings: Mapping[str, str] | None = None,
-    neighbours: str | None = None,
-    name: str | None = None,
-    per_sample: bool = False,
+    lengths: Sequence[int] | str | None = None,
+    pairs: Sequence[tuple[Vector, Vector] | str] = (),
+    options: Options | None = None,
     progress: Progress | None = None,
+    **fields: Any,
 ) -> StatReport:
-    """p-values over a grid of ε (evidence of violations, never a proof of privacy)."""
+    """p-values over a grid of ε (evidence of violations, never a proof of privacy).
+
+    Options (:class:`~faier.core.options.Options` or their names as keywords):
+    ``epsilons``, ``samples``, ``selection_samples``, ``seed``, ``workers``,
+    ``alpha``, ``thinnings``, ``all_pairs``, ``settings``, ``neighbours``,
+    ``name``, ``per_sample``.
+    """
+    chosen = Options.parse(options, **fields)
     claim = _claim(claimed)
-    config = _config(claim, epsilons, samples, selection_samples, seed, workers, alpha, thinnings)
-    subject, _ = load_subject(
-        target,
-        claimed=claim,
-        settings=settings,
-        neighbours=neighbours,
-        lengths=lengths,
-        pairs=pairs,
-        all_pairs=all_pairs,
-        name=name,
-        per_sample=per_sample,
-    )
-    return tester.run(subject, config, progress)
+    subject, _ = _subject(target, claim, chosen, lengths, pairs)
+    return _tester().test(subject, _config(claim, chosen), progress)
 
 
 def certify(
     target: str,
     *,
     claimed: str | float | Epsilon,
-    epsilons: str | Sequence[float] = "0:2.2:0.1",
-    samples: int = 500_000,
-    selection_samples: int = 100_000,
-    seed: int | None = None,
-    workers: int | None = None,
-    alpha: float = 0.05,
-    thinnings: int = 200,
-    lengths: Sequence[int] | None = None,
-    pairs: Sequence[tuple[Vector, Vector]] = (),
-    all_pairs: bool = False,
-    settings: Mapping[str, str] | None = None,
-    neighbours: str | None = None,
-    name: str | None = None,
+    lengths: Sequence[int] | str | None = None,
+    pairs: Sequence[tuple[Vector, Vector] | str] = (),
+    options: Options | None = None,
     progress: Progress | None = None,
+    **fields: Any,
 ) -> CertifyReport:
     """Test, then compute every candidate's two probabilities exactly: real or spurious."""
+    chosen = Options.parse(options, **fields)
     claim = _claim(claimed)
-    config = _config(claim, epsilons, samples, selection_samples, seed, workers, alpha, thinnings)
-    sampled = _sampled_target(target, name)
+    config = _config(claim, chosen)
+    sampled = _sampled_target(target, chosen.name)
     if sampled is not None:
         raise MechanismError(
             f"{target} has no discrete model, so its probabilities cannot be computed exactly",
             fix="certify needs a faier mechanism (built-in example or @faier.program); "
             "use 'faier test' or 'faier bound' for sampled mechanisms",
         )
-    subject, problem = load_subject(
-        target,
-        claimed=claim,
-        settings=settings,
-        neighbours=neighbours,
-        lengths=lengths,
-        pairs=pairs,
-        all_pairs=all_pairs,
-        name=name,
-        resolved=(None,),
-    )
+    subject, problem = _subject(target, claim, chosen, lengths, pairs, resolved=(None,))
     assert problem is not None
-    return combine.certify(problem, tester.run(subject, config, progress), claim)
+    return combine.certify(problem, _tester().test(subject, config, progress), claim)
 
 
 def bound(
     target: str,
     *,
     claimed: str | float | Epsilon | None = None,
-    epsilons: str | Sequence[float] = "0:2.2:0.1",
-    samples: int = 500_000,
-    selection_samples: int = 100_000,
-    seed: int | None = None,
-    workers: int | None = None,
-    alpha: float = 0.05,
-    thinnings: int = 200,
-    lengths: Sequence[int] | None = None,
-    pairs: Sequence[tuple[Vector, Vector]] = (),
-    all_pairs: bool = False,
-    settings: Mapping[str, str] | None = None,
-    neighbours: str | None = None,
-    name: str | None = None,
+    lengths: Sequence[int] | str | None = None,
+    pairs: Sequence[tuple[Vector, Vector] | str] = (),
     bisection: bool = False,
     precision: float = 1e-3,
+    options: Options | None = None,
     progress: Progress | None = None,
+    **fields: Any,
 ) -> BoundReport:
-    """The tester's interval, then exact ε* (discrete models) or the statistical lower bound."""
+    """The tester's interval, then exact ε* (discrete models) or the statistical lower bound.
+
+    ``bisection`` also bisects the tester's interval with exact verdicts, to
+    ``precision`` (a width in ε).
+    """
     if not precision > 0:
         raise SpecError(
             f"the precision must be positive, got {precision:g}",
             where="--precision",
             fix="e.g. 0.001",
         )
+    chosen = Options.parse(options, **fields)
     claim = None if claimed is None else _claim(claimed)
-    config = _config(claim, epsilons, samples, selection_samples, seed, workers, alpha, thinnings)
-    subject, problem = load_subject(
-        target,
-        claimed=claim,
-        settings=settings,
-        neighbours=neighbours,
-        lengths=lengths,
-        pairs=pairs,
-        all_pairs=all_pairs,
-        name=name,
-    )
+    config = _config(claim, chosen)
+    subject, problem = _subject(target, claim, chosen, lengths, pairs)
     if problem is not None and isinstance(problem.mechanism, Interactive):
         longest = max(len(s.value) for s in subject.sides)
         problem = problem.with_horizon(problem.horizon or longest)
-    report = tester.run(subject, config, progress)
+    report = _tester().test(subject, config, progress)
     return combine.bound(problem, report, bisection=bisection, precision=precision)
 
 

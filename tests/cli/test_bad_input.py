@@ -350,13 +350,13 @@ CASES = [
     case(
         "set-without-equals",
         ["epsilon", "noisy-max", "--set", "n"],
-        ["--set needs NAME=VALUE, got 'n'"],
+        ["--set: needs NAME=VALUE, got 'n'"],
         "e.g. --set n=5",
     ),
     case(
         "horizon-zero",
         ["epsilon", "above-threshold", "--horizon", "0"],
-        ["--horizon:", "horizon must be at least 1, got 0"],
+        ["--horizon:", "must be at least 1, got 0"],
         "e.g. --horizon 4",
     ),
     case(

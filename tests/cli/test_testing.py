@@ -242,7 +242,7 @@ def overflow(queries, epsilon, n, rng):
         ),
         (
             ["test", "svt-laplace", "--claimed", "0.7", "--samples", "0"],
-            "--samples: must be a positive whole number",
+            "--samples: must be at least 1, got 0",
         ),
         (["test", "svt-laplace", "--claimed", "abc"], "--claimed: cannot read ε = 'abc'"),
         (["test", "svt-laplace", "--claimed", "0.7", "--pair", "1,1;3,3"], "are not neighbours"),

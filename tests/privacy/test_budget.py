@@ -5,6 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from faier.errors import SpecError
 from faier.privacy.budget import Epsilon, parse_delta
@@ -75,3 +77,27 @@ def test_reported_epsilon_keeps_its_exact_form() -> None:
     assert eps.text == "ln(288/73)"
     assert eps.value == pytest.approx(1.3725, abs=1e-4)
     assert eps == Epsilon.parse("ln(288/73)")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    whole=st.integers(min_value=0, max_value=700),
+    digits=st.integers(min_value=0, max_value=999),
+    nudge=st.integers(min_value=3, max_value=60),
+    above=st.booleans(),
+)
+def test_decimal_epsilon_comparisons_agree_with_sympy(
+    whole: int, digits: int, nudge: int, above: bool
+) -> None:
+    """A ratio a relative 10^-nudge away from e^ε is put on the right side, for ε up to 700."""
+    import sympy
+
+    text = f"{whole}.{digits:03d}"
+    exact = sympy.exp(sympy.Rational(text))
+    near = Fraction(str(exact.evalf(nudge + 30)))
+    ratio = near * (1 + Fraction(1 if above else -1, 10**nudge))
+    eps = Epsilon.parse(text)
+    assert eps.rational == Fraction(text)
+    assert (eps.exp_ratio is None) is (whole + digits > 0)
+    assert eps.compare_ratio(ratio) == (1 if above else -1)
+    assert eps.exceeded_by(ratio) is above

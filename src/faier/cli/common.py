@@ -7,8 +7,11 @@ further engine) imports ``app`` from here and registers its commands on it.
 from __future__ import annotations
 
 import json
+import os
 import sys
-from collections.abc import Callable, Iterator
+import tempfile
+import traceback
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Annotated, Any, Optional
 
@@ -25,60 +28,91 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from faier.errors import FaierError, InputError
+from faier.core.options import SPECS, Options
+from faier.errors import FaierError, InputError, InternalError
 from faier.report.terminal import render
-from faier.results import Result
+from faier.results import ExitCode, Report, Result, envelope
+from faier.version import VERSION
 
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     help="Exact verification of differential and Pufferfish privacy for discrete mechanisms.",
 )
+
+_debug = {"on": bool(os.environ.get("FAIER_DEBUG"))}
+
+
+@app.callback()
+def _global_options(
+    debug: Annotated[
+        bool,
+        typer.Option("--debug", help="print the traceback when faier fails (exit code 4)"),
+    ] = False,
+) -> None:
+    """Exit codes: 0 holds (or the figure was computed), 1 violated, 2 bad input, 3 unknown,
+    4 internal error."""
+    _debug["on"] = debug or bool(os.environ.get("FAIER_DEBUG"))
+
+
+def crash_exit(failure: BaseException) -> int:
+    """Report faier's own failure: one line naming a log file with the traceback; exit 4."""
+    trace = "".join(traceback.format_exception(failure))
+    handle, name = tempfile.mkstemp(prefix="faier-internal-error-", suffix=".log")
+    with os.fdopen(handle, "w", encoding="utf-8") as log:
+        log.write(f"faier {VERSION}\n{' '.join(sys.argv)}\n\n{trace}")
+    if _debug["on"]:
+        err.print(trace, highlight=False, markup=False, soft_wrap=True)
+    error_line(
+        f"internal error: faier failed ({type(failure).__name__}: {failure}); this is not a "
+        f"verdict. Please report it with the traceback in {name} (or rerun with --debug)"
+    )
+    return int(ExitCode.INTERNAL_ERROR)
+
+
 out = Console()
 err = Console(stderr=True)
+
+WIDTH = 200
+"""Columns of the tables when stdout is not a terminal (long vectors stay on one line)."""
+
+
+def flag(name: str) -> Any:
+    """The typer option for an option declared in :data:`faier.core.options.SPECS`."""
+    spec = SPECS[name]
+    return typer.Option(*spec.flags, help=spec.help)
+
 
 Target = Annotated[
     str, typer.Argument(help="built-in example, model file (.yaml/.json) or mechanism file (.py)")
 ]
-SetOption = Annotated[
-    list[str] | None, typer.Option("--set", help="example or model parameter NAME=VALUE")
-]
-HorizonOption = Annotated[
-    int | None,
-    typer.Option("--horizon", help="length of observation sequences / number of queries"),
-]
-NeighboursOption = Annotated[
-    str | None,
-    typer.Option(
-        "--neighbors", "--neighbours", help="every-query[:Δ], one-query[:Δ] or add-remove"
-    ),
-]
-DeltaOption = Annotated[Optional[str], typer.Option("--delta", help="δ for (ε, δ)-DP")]  # noqa: UP045
+SetOption = Annotated[list[str] | None, flag("settings")]
+HorizonOption = Annotated[int | None, flag("horizon")]
+NeighboursOption = Annotated[str | None, flag("neighbours")]
+DeltaOption = Annotated[Optional[str], flag("delta")]  # noqa: UP045
 JsonOption = Annotated[bool, typer.Option("--json", help="print machine-readable JSON")]
-TimeoutOption = Annotated[
-    float | None, typer.Option("--timeout", help="seconds before answering 'unknown'")
-]
-StatesOption = Annotated[
-    int | None, typer.Option("--max-states", help="state budget before answering 'unknown'")
-]
-ArithmeticOption = Annotated[
-    str,
-    typer.Option(
-        "--arithmetic",
-        help="sequence search: 'float' (float64 frontier, exact at the margin) or 'exact'",
-    ),
-]
-NameOption = Annotated[str | None, typer.Option("--name", help="which mechanism of a Python file")]
+TimeoutOption = Annotated[float | None, flag("timeout")]
+StatesOption = Annotated[int | None, flag("max_states")]
+ArithmeticOption = Annotated[str, flag("arithmetic")]
+NameOption = Annotated[str | None, flag("name")]
+EngineOption = Annotated[str, flag("engine")]
+ParamOption = Annotated[list[str] | None, flag("params")]
+SolverOption = Annotated[str | None, flag("solver")]
+EncodingOption = Annotated[str | None, flag("encoding")]
+EmitOption = Annotated[str | None, flag("emit_smt2")]
+PrecisionOption = Annotated[str | None, flag("precision")]
+SeedOption = Annotated[int | None, flag("seed")]
+WorkersOption = Annotated[int | None, flag("workers")]
 
 
-def parse_settings(pairs: list[str] | None) -> dict[str, str]:
-    settings: dict[str, str] = {}
-    for pair in pairs or []:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise InputError(f"--set needs NAME=VALUE, got {pair!r}", fix="e.g. --set n=5")
-        settings[name.strip()] = value.strip()
-    return settings
+def options_from(arguments: Mapping[str, Any]) -> Options:
+    """The run's options from a command's arguments (named as the options are).
+
+    A command passes ``locals()``: every argument whose name is an option
+    is read by that option's own reader, so flags, parsing and messages are
+    declared once, in :data:`faier.core.options.SPECS`.
+    """
+    return Options.parse(**{k: v for k, v in arguments.items() if k in SPECS})
 
 
 def error_line(message: str) -> None:
@@ -143,6 +177,8 @@ def bad_input_exits(*also: type[Exception]) -> Iterator[None]:
     refusals: tuple[type[Exception], ...] = (FaierError, *also)
     try:
         yield
+    except InternalError:
+        raise
     except InputError as problem:
         error_line(problem.render())
         raise typer.Exit(2) from None
@@ -151,16 +187,31 @@ def bad_input_exits(*also: type[Exception]) -> Iterator[None]:
         raise typer.Exit(2) from None
 
 
-def run_result(action: Callable[[], Result], as_json: bool) -> None:
-    """Run an API call; bad input becomes one message and exit 2."""
+def emit(
+    report: Report,
+    command: str,
+    as_json: bool,
+    show: Callable[[Console], None],
+    width: int | None = WIDTH,
+) -> None:
+    """Print a report (the JSON envelope, or its one renderer) and exit with its code.
+
+    ``width`` is the table width when stdout is not a terminal (None: rich's default).
+    """
+    if as_json:
+        data = envelope(report, command)
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
+    else:
+        show(out if out.is_terminal or width is None else Console(width=width))
+    raise typer.Exit(report.exit_code)
+
+
+def run_result(command: str, action: Callable[[], Result], as_json: bool) -> None:
+    """Run an API call with the progress bar; bad input becomes one message and exit 2."""
     with bad_input_exits():
         progress.start()
         try:
             result = action()
         finally:
             progress.stop()
-    if as_json:
-        sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n")
-    else:
-        render(result, out)
-    raise typer.Exit(result.exit_code)
+    emit(result, command, as_json, lambda console: render(result, console), width=None)

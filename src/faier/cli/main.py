@@ -18,32 +18,33 @@ from rich.table import Table
 
 from faier import api
 from faier.cli.common import (
+    WIDTH,
     ArithmeticOption,
     DeltaOption,
+    EmitOption,
+    EncodingOption,
+    EngineOption,
     HorizonOption,
     JsonOption,
     NameOption,
     NeighboursOption,
+    ParamOption,
+    PrecisionOption,
     SetOption,
+    SolverOption,
     StatesOption,
     Target,
     TimeoutOption,
     app,
+    crash_exit,
     err,
     error_line,
+    options_from,
     out,
-    parse_settings,
     progress,
     run_result,
 )
-from faier.cli.smt import (
-    EmitOption,
-    EncodingOption,
-    EngineOption,
-    ParamOption,
-    PrecisionOption,
-    SolverOption,
-)
+from faier.core import engine as registry
 from faier.errors import InputError
 from faier.examples import table2
 from faier.examples.registry import EXAMPLES
@@ -56,9 +57,9 @@ COMMAND_MODULES: tuple[str, ...] = ("faier.cli.smt", "faier.cli.check", "faier.c
 @app.command()
 def epsilon(
     target: Target,
-    set_: SetOption = None,
+    settings: SetOption = None,
     horizon: HorizonOption = None,
-    neighbors: NeighboursOption = None,
+    neighbours: NeighboursOption = None,
     delta: DeltaOption = None,
     as_json: JsonOption = False,
     timeout: TimeoutOption = None,
@@ -66,7 +67,7 @@ def epsilon(
     arithmetic: ArithmeticOption = "float",
     name: NameOption = None,
     engine: EngineOption = "auto",
-    param: ParamOption = None,
+    params: ParamOption = None,
     solver: SolverOption = None,
     encoding: EncodingOption = None,
     emit_smt2: EmitOption = None,
@@ -76,25 +77,10 @@ def epsilon(
 
     With unknown parameters: the supremum of ε* over their domain.
     """
+    given = locals()
     run_result(
-        lambda: api.epsilon(
-            target,
-            settings=parse_settings(set_),
-            neighbours=neighbors,
-            horizon=horizon,
-            delta=delta,
-            timeout=timeout,
-            max_states=max_states,
-            arithmetic=arithmetic,
-            name=name,
-            progress=progress,
-            engine=engine,
-            params=param,
-            solver=solver,
-            encoding=encoding,
-            emit_smt2=emit_smt2,
-            precision=precision,
-        ),
+        "epsilon",
+        lambda: api.epsilon(target, options_from(given), progress=progress),
         as_json,
     )
 
@@ -103,9 +89,9 @@ def epsilon(
 def verify(
     target: Target,
     eps: Annotated[str, typer.Option("--epsilon", "-e", help="ε, e.g. ln(2), 4*ln(2), 1.372")],
-    set_: SetOption = None,
+    settings: SetOption = None,
     horizon: HorizonOption = None,
-    neighbors: NeighboursOption = None,
+    neighbours: NeighboursOption = None,
     delta: DeltaOption = None,
     as_json: JsonOption = False,
     timeout: TimeoutOption = None,
@@ -113,7 +99,7 @@ def verify(
     arithmetic: ArithmeticOption = "float",
     name: NameOption = None,
     engine: EngineOption = "auto",
-    param: ParamOption = None,
+    params: ParamOption = None,
     solver: SolverOption = None,
     encoding: EncodingOption = None,
     emit_smt2: EmitOption = None,
@@ -122,27 +108,40 @@ def verify(
 
     With unknown parameters: for every value in their domain (or where it fails).
     """
+    given = locals()
     run_result(
-        lambda: api.verify(
-            target,
-            eps,
-            settings=parse_settings(set_),
-            neighbours=neighbors,
-            horizon=horizon,
-            delta=delta,
-            timeout=timeout,
-            max_states=max_states,
-            arithmetic=arithmetic,
-            name=name,
-            progress=progress,
-            engine=engine,
-            params=param,
-            solver=solver,
-            encoding=encoding,
-            emit_smt2=emit_smt2,
-        ),
+        "verify",
+        lambda: api.verify(target, eps, options_from(given), progress=progress),
         as_json,
     )
+
+
+@app.command()
+def engines(as_json: JsonOption = False) -> None:
+    """List the engines: what each answers, what it needs, and its installed back ends."""
+    found = [registry.get(name) for name in registry.names()]
+    if as_json:
+        data = [
+            {
+                "name": engine.name,
+                "summary": engine.summary,
+                "needs": engine.needs,
+                "backends": {b.name: b.version for b in engine.backends()},
+            }
+            for engine in found
+        ]
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return
+    table = Table(
+        title="engines (--engine NAME; --engine auto asks them in this order)",
+        title_justify="left",
+    )
+    for column in ("engine", "answers", "needs", "back ends"):
+        table.add_column(column)
+    for engine in found:
+        backends = ", ".join(b.show() for b in engine.backends())
+        table.add_row(engine.name, engine.summary, engine.needs, backends)
+    (out if out.is_terminal else Console(width=WIDTH)).print(table)
 
 
 @app.command()
@@ -216,7 +215,7 @@ def demo(as_json: JsonOption = False) -> None:
     wide = out if out.is_terminal else Console(width=150)
     try:
         for case, result in table2.run(
-            lambda c: err.print(f"… {c.mechanism}: {c.scenario}", highlight=False)
+            api.verify, lambda c: err.print(f"… {c.mechanism}: {c.scenario}", highlight=False)
         ):
             rows.append(
                 {
@@ -256,6 +255,15 @@ for _module in COMMAND_MODULES:
     importlib.import_module(_module)
 
 
-def main() -> None:
-    """Console-script entry point."""
-    app()
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: every way out is one of the documented exit codes.
+
+    typer turns bad usage into 2 and Ctrl-C into 130; the commands turn bad
+    input into 2 and verdicts into 0, 1 or 3.  Anything else is faier's own
+    failure: exit 4 with the traceback in a log file (and on stderr with
+    ``--debug``), never a verdict.
+    """
+    try:
+        app(args=argv)
+    except Exception as failure:
+        sys.exit(crash_exit(failure))

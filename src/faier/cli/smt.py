@@ -1,4 +1,4 @@
-"""SMT-engine options for ``verify``/``epsilon``, and the ``closed-form`` command.
+"""The ``closed-form`` command of the SMT engine (its options are declared in core.options).
 
 Parameters are set with ``--param`` (``p=0.3`` fixes, ``'p in (0, 1)'``
 ranges, ``'pA <= pB'`` constrains); ``--engine auto`` uses the exact engine
@@ -18,51 +18,25 @@ from rich.text import Text
 
 from faier import api
 from faier.cli.common import (
+    HorizonOption,
     JsonOption,
     NameOption,
+    ParamOption,
+    PrecisionOption,
     SetOption,
+    SolverOption,
     TimeoutOption,
     app,
     bad_input_exits,
+    options_from,
     out,
-    parse_settings,
 )
 from faier.engines.smt.closed_form import ClosedForms, ratio_text, show
 from faier.results import show_point
 
-EngineOption = Annotated[
-    str,
-    typer.Option(
-        "--engine", help="exact, smt, or auto (exact when every parameter is fixed, else smt)"
-    ),
-]
-ParamOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--param",
-        help="parameter: fix 'p=0.3', range 'p in (0, 1)', or constrain 'pA <= pB'",
-    ),
-]
-SolverOption = Annotated[
-    str | None, typer.Option("--solver", help="SMT solver: z3, cvc5 or portfolio (both)")
-]
-EncodingOption = Annotated[
-    str | None,
-    typer.Option("--encoding", help="fast (per-outcome polynomials) or faithful (Algorithm 1)"),
-]
-EmitOption = Annotated[
-    str | None, typer.Option("--emit-smt2", help="write every SMT query to this directory")
-]
-PrecisionOption = Annotated[
-    str | None,
-    typer.Option("--precision", help="SMT engine: ε* over a parameter domain to this precision"),
-]
 OutputOption = Annotated[
     str | None,
     typer.Option("--output", help="one outcome (e.g. '2~' or 'start 1'): also ε*(θ) and its sup"),
-]
-HorizonOption = Annotated[
-    int | None, typer.Option("--horizon", help="length of observation sequences")
 ]
 
 
@@ -136,8 +110,8 @@ def _print_forms(forms: ClosedForms) -> None:
 @app.command("closed-form")
 def closed_form(
     target: Annotated[str, typer.Argument(help="built-in example or model file")],
-    set_: SetOption = None,
-    param: ParamOption = None,
+    settings: SetOption = None,
+    params: ParamOption = None,
     horizon: HorizonOption = None,
     output: OutputOption = None,
     solver: SolverOption = None,
@@ -147,18 +121,9 @@ def closed_form(
     name: NameOption = None,
 ) -> None:
     """Print each outcome's probability under each prior as a function of the parameters."""
+    given = locals()
     with bad_input_exits():
-        forms = api.closed_forms(
-            target,
-            settings=parse_settings(set_),
-            params=param,
-            horizon=horizon,
-            output=output,
-            solver=solver,
-            timeout=timeout,
-            precision=precision,
-            name=name,
-        )
+        forms = api.closed_forms(target, options_from(given), output=output)
     if as_json:
         sys.stdout.write(json.dumps(_forms_json(forms), ensure_ascii=False, indent=2) + "\n")
     else:

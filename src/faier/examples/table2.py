@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from faier import api
 from faier.results import Result
 
 
@@ -111,12 +110,18 @@ CASES: tuple[Case, ...] = (
 NEIGHBOURS = {"noisy max (max value), n=5": "one-query"}
 
 
-def run(progress: Callable[[Case], None] | None = None) -> Iterator[tuple[Case, Result]]:
-    """Verify every case exactly, yielding each result as soon as it is known."""
+def run(
+    verify: Callable[..., Result], progress: Callable[[Case], None] | None = None
+) -> Iterator[tuple[Case, Result]]:
+    """Verify every case with ``verify`` (``faier.verify``), yielding each result when known.
+
+    The verifier is passed in so that the case studies do not depend on the API
+    that loads them.
+    """
     for case in CASES:
         if progress:
             progress(case)
-        result = api.verify(
+        result = verify(
             case.example,
             case.epsilon,
             settings=case.settings,

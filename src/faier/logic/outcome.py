@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
-from faier.results import Loss, Verdict
+from faier.results import ExitCode, Loss, Verdict
 
 Method = Literal["storm", "words", "proposition 2", "tail words"]
 
@@ -161,7 +161,13 @@ class CheckResult:
     @property
     def exit_code(self) -> int:
         """0 holds (or a query answered), 1 violated, 3 unknown."""
-        return 0 if self.verdict is None else self.verdict.exit_code
+        return ExitCode.HOLDS if self.verdict is None else self.verdict.exit_code
+
+    @property
+    def method(self) -> str:
+        """How the operators were decided (Storm, action words, Proposition 2, ...)."""
+        used = sorted({row.method for report in self.operators for row in report.rows})
+        return "dpCTL* model checking: " + (", ".join(used) if used else "storm")
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

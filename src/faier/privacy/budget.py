@@ -9,6 +9,7 @@ digits of precision decides exactly.
 
 from __future__ import annotations
 
+import decimal
 import functools
 import math
 import re
@@ -27,6 +28,12 @@ _PRECISION_STEPS = (30, 60, 120, 240, 480)
 
 
 _NUMBER = r"\d+(?:\.\d+)?(?:\s*/\s*\d+)?"
+_DECIMAL = re.compile(r"^\s*\d+(?:\.\d*)?(?:[eE][+-]?\d+)?\s*$")
+_DECIMAL_DIGITS = (40, 80, 160, 320, 640, 1280, 2560, 5120, 10240)
+"""Working precisions (significant digits) for deciding ratio vs e^ε with a decimal ε."""
+_HUGE_EPSILON = 100_000
+"""Past this ε a ratio is compared through its bit length (ratio < 2^bits < e^(0.7·bits))."""
+_LN2_ABOVE = decimal.Decimal("0.7")
 _LOG_FORM = re.compile(rf"^\s*(?:(\d+)\s*\*\s*)?(?:ln|log)\(\s*({_NUMBER})\s*\)\s*$")
 
 
@@ -72,6 +79,49 @@ def _log_form_ratio(raw: str) -> Fraction | None:
     return ratio ** int(match.group(1) or 1)
 
 
+def _decimal_value(raw: str) -> Fraction | None:
+    """ε itself for a plain decimal (``1.372``, ``60.25``, ``1e-3``), read without sympy."""
+    if _DECIMAL.match(raw) is None:
+        return None
+    return Fraction(decimal.Decimal(raw.strip()))
+
+
+def _exp_bracket(exponent: decimal.Decimal, digits: int) -> tuple[Fraction, Fraction]:
+    """Rationals lo < e^exponent < hi, from a correctly rounded ``decimal`` exponential.
+
+    ``Decimal.exp`` rounds correctly (error at most half a unit in the last
+    place), so widening by one whole unit on each side brackets the true value.
+    """
+    with decimal.localcontext() as context:
+        context.prec = digits
+        context.Emax = decimal.MAX_EMAX
+        context.Emin = decimal.MIN_EMIN
+        context.rounding = decimal.ROUND_HALF_EVEN
+        approx = exponent.exp()
+    unit = Fraction(10) ** (approx.adjusted() - digits + 1)
+    return Fraction(approx) - unit, Fraction(approx) + unit
+
+
+def _compare_with_exp(ratio: Fraction, text: str) -> int:
+    """Sign of ratio − e^ε for a plain decimal ε > 0, exactly.
+
+    e^ε is irrational for rational ε ≠ 0 (Lindemann), so brackets at
+    increasing precision separate it from any rational ratio.
+    """
+    exponent = decimal.Decimal(text.strip())
+    if exponent > _HUGE_EPSILON:
+        if ratio.numerator.bit_length() * _LN2_ABOVE < exponent:
+            return -1
+        raise SpecError(f"cannot compare the ratio {ratio} with e^{text}", fix="give a smaller ε")
+    for digits in _DECIMAL_DIGITS:
+        lo, hi = _exp_bracket(exponent, digits)
+        if ratio <= lo:
+            return -1
+        if ratio >= hi:
+            return 1
+    raise SpecError(f"cannot separate the ratio {ratio} from e^{text} numerically")
+
+
 @dataclass(frozen=True)
 class Epsilon:
     r"""A non-negative ε; ``exp_ratio`` is e^ε when that is rational.
@@ -83,6 +133,9 @@ class Epsilon:
 
     text: str
     exp_ratio: Fraction | None
+    rational: Fraction | None = None
+    """ε itself when it is a rational number written plainly (``1.372``); then e^ε
+    is irrational unless ε = 0 and comparisons need no sympy."""
 
     @classmethod
     def parse(cls, text: str | float | int | Fraction) -> Epsilon:
@@ -91,6 +144,9 @@ class Epsilon:
         fast = _log_form_ratio(raw)
         if fast is not None:
             return cls(raw, fast)
+        plain = _decimal_value(raw)
+        if plain is not None:
+            return cls(raw, Fraction(1) if plain == 0 else None, plain)
         import sympy
 
         exp_value = sympy.simplify(sympy.exp(_read(raw)))
@@ -112,6 +168,8 @@ class Epsilon:
         """ε as a float, for display only."""
         if self.exp_ratio is not None:
             return math.log(self.exp_ratio.numerator) - math.log(self.exp_ratio.denominator)
+        if self.rational is not None:
+            return float(self.rational)
         return float(self.expr)
 
     def compare_ratio(self, ratio: Fraction | None) -> int:
@@ -120,6 +178,8 @@ class Epsilon:
             return 1
         if self.exp_ratio is not None:
             return (ratio > self.exp_ratio) - (ratio < self.exp_ratio)
+        if self.rational is not None:
+            return _compare_with_exp(ratio, self.text)
         import sympy
 
         difference = _rational(ratio) - sympy.exp(self.expr)

@@ -25,7 +25,7 @@ from faier.core.problem import Problem
 from faier.engines.exact import distribution_mode, epsilon
 from faier.engines.exact.grid_search import Grid, GridSearch, grid_of, neighbour_minimum
 from faier.engines.exact.losses import worst_outcome
-from faier.errors import FaierError
+from faier.errors import InternalError
 from faier.mechanisms.handlers import Context
 from faier.mechanisms.inputs import InputSpace
 from faier.mechanisms.library.histogram import histogram
@@ -387,7 +387,7 @@ def test_the_margin_keeps_a_maximum_that_rounds_below_another() -> None:
 
 def test_a_table_that_disagrees_with_the_exact_distribution_is_an_internal_error() -> None:
     rows = ((F(1, 3), F(2, 3)), (F(2, 3), F(1, 3)))
-    with pytest.raises(FaierError, match="internal error"):
+    with pytest.raises(InternalError, match="grid table"):
         epsilon(Problem("lie", table_mechanism((2,), rows, lie=True), DifferentialPrivacy()))
 
 

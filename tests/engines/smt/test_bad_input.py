@@ -50,7 +50,7 @@ def two_state_problem(
 
 
 def verify(problem: Problem) -> object:
-    return smt.verify(problem, LN2, smt.Options(solver="z3"))
+    return smt.verify(problem, LN2, smt.SolverSettings(solver="z3"))
 
 
 def test_a_probability_outside_0_1_for_some_parameter_value_is_found() -> None:

@@ -113,11 +113,11 @@ def test_random_hmms_agree_with_the_exact_engine(
     priors = {"π": left, "τ": right}
     expected = exact.verify(problem, eps)
     for encoding in ("faithful", "fast"):
-        result = smt.verify(problem, eps, smt.Options(solver="z3", encoding=encoding), pool)
+        result = smt.verify(problem, eps, smt.SolverSettings(solver="z3", encoding=encoding), pool)
         assert result.verdict is expected.verdict, (encoding, result.reason)
         if result.verdict is Verdict.VIOLATED:
             check_witness(result, hmm, priors, c)
-    star = smt.epsilon(problem, smt.Options(solver="z3"), pool)
+    star = smt.epsilon(problem, smt.SolverSettings(solver="z3"), pool)
     exact_star = exact.epsilon(problem)
     assert star.epsilon_star == exact_star.epsilon_star
     if star.witness is not None and star.epsilon_star is not None:
@@ -160,7 +160,7 @@ def test_parametric_hmms_both_encodings_agree_and_witnesses_are_exact(
     eps = Epsilon.from_ratio(F(ratio))
     verdicts = {}
     for encoding in ("fast", "faithful"):
-        options = smt.Options(solver="z3", encoding=encoding, query_timeout=10)
+        options = smt.SolverSettings(solver="z3", encoding=encoding, query_timeout=10)
         result = smt.verify(problem, eps, options, pool)
         verdicts[encoding] = result.verdict
         if result.verdict is Verdict.VIOLATED:

@@ -30,7 +30,7 @@ from faier.engines.exact.losses import (
     smallest_exp_epsilon,
     worst_outcome,
 )
-from faier.errors import BudgetExceeded, FaierError, SpecError
+from faier.errors import BudgetExceeded, InternalError, SpecError
 from faier.mechanisms.interactive import Interactive
 from faier.model.distribution import Distribution
 from faier.model.hmm import HMM
@@ -275,8 +275,8 @@ def _recheck(problem: Problem, analysis: Analysis) -> None:
         for x, w in comparison.right:
             q += w * mechanism.output_distribution(x).prob(outcome)
     if (p, q) != (analysis.witness.p, analysis.witness.q):
-        raise FaierError(
-            f"internal error: witness probabilities {analysis.witness.p}, {analysis.witness.q} "
+        raise InternalError(
+            f"witness probabilities {analysis.witness.p}, {analysis.witness.q} "
             f"did not recompute ({p}, {q})"
         )
 
@@ -318,7 +318,7 @@ def _certified_witness(analysis: Analysis, eps: Epsilon) -> Witness:
     path = cert.path(cert.repetitions_for(eps))
     p, q = sequence_mode.recompute(system, comparison, path)
     if not eps.exceeded_by(None if q == 0 else p / q):
-        raise FaierError("internal error: the unbounded-loss certificate did not reproduce")
+        raise InternalError("the unbounded-loss certificate did not reproduce")
     return sequence_mode.sequence_witness(system, comparison, path, p, q)
 
 

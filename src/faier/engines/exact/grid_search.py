@@ -47,7 +47,7 @@ import numpy as np
 import numpy.typing as npt
 
 from faier.core.budget import Budget
-from faier.errors import FaierError
+from faier.errors import InternalError
 from faier.mechanisms.program import Program, StepProgram
 from faier.model.distribution import Distribution
 from faier.model.values import show_input
@@ -276,17 +276,15 @@ class GridSearch:
     def _accept(self, outputs: list[Hashable], table: Table) -> bool:
         name = self.mechanism.name
         if table.shape != (len(outputs), *self.grid.shape) or table.dtype != np.float64:
-            raise FaierError(
-                f"internal error: grid table of {name!r} has shape {table.shape}, "
+            raise InternalError(
+                f"grid table of {name!r} has shape {table.shape}, "
                 f"expected {(len(outputs), *self.grid.shape)}"
             )
         flat = table.reshape(len(outputs), self.grid.size)
         if not np.isfinite(flat).all() or (flat < 0).any():
-            raise FaierError(f"internal error: grid table of {name!r} is not a probability table")
+            raise InternalError(f"grid table of {name!r} is not a probability table")
         if (np.abs(flat.sum(axis=0) - 1) > SUM_TOLERANCE).any():
-            raise FaierError(
-                f"internal error: grid table of {name!r} does not sum to 1 on every input"
-            )
+            raise InternalError(f"grid table of {name!r} does not sum to 1 on every input")
         if ((flat > 0) & (flat < TINY)).any():
             return False
         self.outputs, self.table = outputs, flat
@@ -336,14 +334,13 @@ class GridSearch:
                 matched += 1
                 agrees = abs(value - float(p)) <= 4 * REL_ERROR * float(p)
             if not agrees:
-                raise FaierError(
-                    f"internal error: the grid table of {self.mechanism.name!r} gives "
+                raise InternalError(
+                    f"the grid table of {self.mechanism.name!r} gives "
                     f"{value!r} for output {output!r} on {self.values[flat]!r}, exactly {p or 0}"
                 )
         if matched != len(dist):
-            raise FaierError(
-                f"internal error: the grid table of {self.mechanism.name!r} misses outputs "
-                f"of {self.values[flat]!r}"
+            raise InternalError(
+                f"the grid table of {self.mechanism.name!r} misses outputs of {self.values[flat]!r}"
             )
 
     def run(self, budget: Budget) -> Iterator[Best]:
@@ -430,8 +427,8 @@ class GridSearch:
         for output, p in left.items():
             if output not in right:
                 return Best(Loss(None), self.values[x], self.values[y], output, p, Fraction(0))
-        raise FaierError(
-            f"internal error: the grid table of {self.mechanism.name!r} has a zero that "
+        raise InternalError(
+            f"the grid table of {self.mechanism.name!r} has a zero that "
             f"{self.values[y]!r} does not have exactly"
         )
 

@@ -10,6 +10,6 @@ or synthesizes violating ones; ``epsilon`` bounds sup ε* over the domain;
 from faier.engines.smt.closed_form import ClosedForms, closed_forms
 from faier.engines.smt.engine import epsilon, verify
 from faier.engines.smt.portfolio import SolverPool
-from faier.engines.smt.session import Options
+from faier.engines.smt.session import SolverSettings
 
-__all__ = ["ClosedForms", "Options", "SolverPool", "closed_forms", "epsilon", "verify"]
+__all__ = ["ClosedForms", "SolverPool", "SolverSettings", "closed_forms", "epsilon", "verify"]

@@ -18,7 +18,7 @@ from faier.core.budget import Budget
 from faier.core.problem import Problem
 from faier.engines.smt.fast import FastSearch
 from faier.engines.smt.question import Space, build
-from faier.engines.smt.session import Options, Session
+from faier.engines.smt.session import Session, SolverSettings
 from faier.engines.smt.supremum import Supremum, SupremumSearch
 from faier.engines.smt.tables import Outcome, Table, build_tables
 from faier.engines.smt.validation import validate
@@ -103,10 +103,10 @@ def _expression(table: Table, outcome: Outcome, side: str) -> sympy.Expr:
 
 
 def closed_forms(
-    problem: Problem, outcome: tuple[str, ...] | None = None, options: Options | None = None
+    problem: Problem, outcome: tuple[str, ...] | None = None, options: SolverSettings | None = None
 ) -> ClosedForms:
     """Every pair's probabilities per outcome; with ``outcome``, also sup ε* for it."""
-    options = options or Options()
+    options = options or SolverSettings()
     question = build(problem)
     with Session(options, problem.name) as session:
         validate(question, session.ask)

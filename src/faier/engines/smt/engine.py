@@ -20,7 +20,7 @@ from faier.engines.smt import faithful
 from faier.engines.smt.fast import FastSearch, Found, ratio_bounds, region_query, search
 from faier.engines.smt.portfolio import SolverPool
 from faier.engines.smt.question import Question, build
-from faier.engines.smt.session import Options, Session
+from faier.engines.smt.session import Session, SolverSettings
 from faier.engines.smt.supremum import SupremumSearch
 from faier.engines.smt.tables import Table, build_tables
 from faier.engines.smt.validation import validate
@@ -82,13 +82,16 @@ def _region(
 
 
 def verify(
-    problem: Problem, eps: Epsilon, options: Options | None = None, pool: SolverPool | None = None
+    problem: Problem,
+    eps: Epsilon,
+    options: SolverSettings | None = None,
+    pool: SolverPool | None = None,
 ) -> Result:
     """Decide ε-privacy for every parameter value in the domain (or find where it fails).
 
     ``pool``: an entered :class:`SolverPool` to reuse (workers stay warm across calls).
     """
-    options = options or Options()
+    options = options or SolverSettings()
     started = time.perf_counter()
     question = build(problem)
     space = question.space.describe()
@@ -154,10 +157,10 @@ def _found_witness(found: Found) -> Witness:
 
 
 def epsilon(
-    problem: Problem, options: Options | None = None, pool: SolverPool | None = None
+    problem: Problem, options: SolverSettings | None = None, pool: SolverPool | None = None
 ) -> Result:
     """sup over the parameter domain of ε*, to ``options.precision``, and whether attained."""
-    options = options or Options()
+    options = options or SolverSettings()
     if options.encoding == "faithful":
         raise SpecError(
             "ε* over a parameter domain is computed with the fast encoding",

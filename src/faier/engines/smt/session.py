@@ -27,7 +27,7 @@ DEFAULT_PRECISION = Fraction(1, 10000)
 
 
 @dataclass(frozen=True)
-class Options:
+class SolverSettings:
     """How the SMT engine runs (the CLI's --solver, --encoding, --timeout, ...)."""
 
     solver: str = "portfolio"
@@ -75,7 +75,9 @@ class Session:
     the session then uses without closing.
     """
 
-    def __init__(self, options: Options, target: str, pool: SolverPool | None = None) -> None:
+    def __init__(
+        self, options: SolverSettings, target: str, pool: SolverPool | None = None
+    ) -> None:
         self.options = options
         self.target = re.sub(r"[^A-Za-z0-9_.-]+", "_", target)[:60] or "query"
         self.owned = pool is None

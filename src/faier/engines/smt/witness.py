@@ -20,7 +20,7 @@ from faier.core.problem import Problem
 from faier.engines.smt.question import Question, Space
 from faier.engines.smt.solvers import ModelValue
 from faier.engines.smt.tables import Outcome, Table
-from faier.errors import FaierError
+from faier.errors import InternalError
 from faier.model.hmm import HMM
 from faier.privacy.symbolic import SymbolicComparison
 from faier.results import ParameterValue
@@ -86,8 +86,8 @@ def recompute(
                 total += w * mechanism.output_distribution(x).prob(outcome.key)  # type: ignore[union-attr]
             sides.append(total)
         return sides[0], sides[1]
-    raise FaierError(
-        f"internal error: comparison {comparison.left_name} vs {comparison.right_name} "
+    raise InternalError(
+        f"comparison {comparison.left_name} vs {comparison.right_name} "
         "not found at the witness point"
     )
 
@@ -110,8 +110,8 @@ def evaluate(
     p, q = table.probabilities(outcome, point)
     again = recompute(question.problem, table.comparison, outcome, point)
     if again != (p, q):
-        raise FaierError(
-            f"internal error: the encoding gives ({p}, {q}) for {' '.join(outcome.label)} "
+        raise InternalError(
+            f"the encoding gives ({p}, {q}) for {' '.join(outcome.label)} "
             f"at {point}, recomputation gives {again}"
         )
     return Checked(point, p, q)

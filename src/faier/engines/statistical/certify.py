@@ -27,7 +27,7 @@ from faier.core.problem import Problem
 from faier.engines.exact import distribution_mode, sequence_mode
 from faier.engines.statistical.discrete import transcript_distribution
 from faier.engines.statistical.reports import Candidate
-from faier.errors import FaierError, SpecError
+from faier.errors import InternalError, SpecError
 from faier.mechanisms.interactive import Interactive, LetterAutomaton
 from faier.mechanisms.program import Program, StepProgram
 from faier.mechanisms.sampled import Outputs
@@ -121,8 +121,8 @@ class Certifier:
                 tables[1].get(transcript, Fraction(0)),
             )
             if (tp, tq) != expected:
-                raise FaierError(
-                    f"internal error: transcript {transcript} has probabilities {tp}, {tq} in the "
+                raise InternalError(
+                    f"transcript {transcript} has probabilities {tp}, {tq} in the "
                     f"exact engine but {expected[0]}, {expected[1]} in the automaton"
                 )
             p, q = p + tp, q + tq

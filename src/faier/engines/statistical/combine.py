@@ -25,7 +25,7 @@ from faier.engines.statistical.certify import Certifier, ExactEvent
 from faier.engines.statistical.events import json_number
 from faier.engines.statistical.reports import Candidate, EpsilonPoint, StatReport
 from faier.privacy.budget import Epsilon
-from faier.results import Loss, Result, Statistics, Verdict, Witness
+from faier.results import ExitCode, Loss, Result, Statistics, Verdict, Witness
 
 MAX_BISECTION_STEPS = 60
 
@@ -57,8 +57,22 @@ class CertifyReport:
     result: Result
 
     @property
+    def verdict(self) -> Verdict | None:
+        """violated when a candidate was certified exactly, else unknown."""
+        return self.result.verdict
+
+    @property
+    def method(self) -> str:
+        return f"{self.test.method}; candidates certified by {self.result.method}"
+
+    @property
+    def seconds(self) -> float:
+        """The test and the exact checks (the certifying result counts both)."""
+        return self.result.seconds
+
+    @property
     def exit_code(self) -> int:
-        return 130 if self.test.interrupted else self.result.exit_code
+        return ExitCode.INTERRUPTED if self.test.interrupted else self.result.exit_code
 
     def to_json(self) -> dict[str, Any]:
         verdict = self.result.to_json()
@@ -152,11 +166,27 @@ class BoundReport:
     notes: tuple[str, ...] = ()
 
     @property
+    def verdict(self) -> Verdict | None:
+        """None: a bound is a figure, not a verdict."""
+        return None
+
+    @property
+    def method(self) -> str:
+        if self.exact is None:
+            return f"{self.test.method}; statistical lower bound only"
+        return f"{self.test.method}; then {self.exact.method}"
+
+    @property
+    def seconds(self) -> float:
+        return self.test.seconds + (self.exact.seconds if self.exact is not None else 0.0)
+
+    @property
     def exit_code(self) -> int:
         """0 with an exact ε*, 3 when only bounds are known, 130 if the test was interrupted."""
         if self.test.interrupted:
-            return 130
-        return 0 if self.exact is not None and self.exact.epsilon_star is not None else 3
+            return ExitCode.INTERRUPTED
+        known = self.exact is not None and self.exact.epsilon_star is not None
+        return ExitCode.HOLDS if known else ExitCode.UNKNOWN
 
     @property
     def bracket(self) -> tuple[float, float] | None:

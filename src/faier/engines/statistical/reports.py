@@ -16,6 +16,7 @@ from typing import Any
 
 from faier.engines.statistical.events import Event, json_number
 from faier.engines.statistical.subjects import Side
+from faier.results import ExitCode, Verdict
 
 
 @dataclass(frozen=True)
@@ -126,9 +127,14 @@ class StatReport:
     method = "statistical: StatDP hypothesis test (binomial thinning + Fisher's exact test)"
 
     @property
+    def verdict(self) -> Verdict | None:
+        """None: p-values are evidence, never a verdict."""
+        return None
+
+    @property
     def exit_code(self) -> int:
         """0 when every ε was tested (p-values are evidence, not a verdict); 130 if interrupted."""
-        return 130 if self.interrupted else 0
+        return ExitCode.INTERRUPTED if self.interrupted else ExitCode.HOLDS
 
     def point_at(self, epsilon: float | None) -> EpsilonPoint | None:
         if epsilon is None:

@@ -1,0 +1,148 @@
+"""The engine protocol and the registry the API dispatches through.
+
+An engine answers privacy questions about a :class:`Problem` its own way
+(exact search, SMT, sampling, model checking) and returns the same
+:class:`~faier.results.Result`.  It says which problems it accepts, giving the
+reason when it does not; ``--engine auto`` asks each registered engine in
+order and takes the first that accepts.  Adding an engine is one module with
+a class that follows :class:`Engine` and one :func:`register` call (or one
+line in :data:`BUILTIN`): nothing else in faier changes.
+
+Built-in engines are imported on first use, so asking the exact engine never
+loads the SMT solvers or sympy.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+from faier.errors import SpecError
+
+if TYPE_CHECKING:
+    from faier.core.options import Options
+    from faier.core.problem import Problem
+    from faier.privacy.budget import Epsilon
+    from faier.results import Result
+
+Question = Literal["epsilon", "verify"]
+Progress = Callable[[Any], None]
+
+
+@dataclass(frozen=True)
+class Backend:
+    """A library an engine runs on, and its installed version (None: not installed)."""
+
+    name: str
+    version: str | None
+
+    def show(self) -> str:
+        return f"{self.name} {self.version}" if self.version else f"{self.name} (not installed)"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why an engine does not take a problem, and what the user can do about it."""
+
+    reason: str
+    fix: str = "see 'faier engines' for what each engine needs"
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """What every engine offers the API."""
+
+    name: str
+    summary: str
+    """One line: how the engine answers."""
+    needs: str
+    """What a problem must be like for this engine (shown by ``faier engines``)."""
+
+    def backends(self) -> tuple[Backend, ...]:
+        """The libraries it runs on, with their versions."""
+        ...
+
+    def refusal(self, problem: Problem, options: Options, question: Question) -> Refusal | None:
+        """Why this engine cannot answer ``question`` about ``problem``; None if it can."""
+        ...
+
+    def epsilon(self, problem: Problem, options: Options, progress: Progress | None) -> Result:
+        """ε* (or a bound on it) for an accepted problem."""
+        ...
+
+    def verify(
+        self, problem: Problem, eps: Epsilon, options: Options, progress: Progress | None
+    ) -> Result:
+        """Decide ε-privacy (with ``options.delta``: (ε, δ)) for an accepted problem."""
+        ...
+
+
+BUILTIN: dict[str, str] = {
+    "exact": "faier.engines.exact.entry",
+    "smt": "faier.engines.smt.entry",
+    "statistical": "faier.engines.statistical.entry",
+    "dpctl": "faier.logic.entry",
+}
+"""Built-in engines in the order ``auto`` asks them: name → module defining ``ENGINE``."""
+
+_loaded: dict[str, Engine] = {}
+_added: dict[str, Engine] = {}
+
+
+def register(engine: Engine) -> None:
+    """Add an engine (after the built-in ones in ``auto``'s order); a name is taken once."""
+    if not isinstance(engine, Engine):
+        raise TypeError(f"{engine!r} does not follow the Engine protocol")
+    if engine.name in BUILTIN or engine.name in _added or engine.name == "auto":
+        raise ValueError(f"an engine named {engine.name!r} is already registered")
+    _added[engine.name] = engine
+
+
+def unregister(name: str) -> None:
+    """Remove an engine added with :func:`register`."""
+    _added.pop(name, None)
+
+
+def names() -> tuple[str, ...]:
+    """Every engine's name, in ``auto``'s order."""
+    return (*BUILTIN, *_added)
+
+
+def get(name: str) -> Engine:
+    """The engine called ``name``; bad input if there is none."""
+    if name in _added:
+        return _added[name]
+    if name not in BUILTIN:
+        raise SpecError(
+            f"unknown engine {name!r}",
+            where="--engine",
+            fix=f"choose auto or one of {', '.join(names())} (see 'faier engines')",
+        )
+    if name not in _loaded:
+        engine = importlib.import_module(BUILTIN[name]).ENGINE
+        assert isinstance(engine, Engine)
+        _loaded[name] = engine
+    return _loaded[name]
+
+
+def choose(problem: Problem, options: Options, question: Question) -> Engine:
+    """The engine ``options.engine`` names, or under ``auto`` the first that accepts."""
+    if options.engine != "auto":
+        engine = get(options.engine)
+        refusal = engine.refusal(problem, options, question)
+        if refusal is not None:
+            raise SpecError(refusal.reason, where=f"--engine {engine.name}", fix=refusal.fix)
+        return engine
+    reasons = []
+    for name in names():
+        engine = get(name)
+        refusal = engine.refusal(problem, options, question)
+        if refusal is None:
+            return engine
+        reasons.append(f"{name}: {refusal.reason}")
+    raise SpecError(
+        f"no engine can answer this about {problem.name} ({'; '.join(reasons)})",
+        fix="see 'faier engines' for what each engine needs",
+    )
