@@ -1,6 +1,6 @@
 """dpCTL* timings: the Above Threshold MDP over {0..5} and subsampling majority for n = 3..8.
 
-Prints one table: model, formula, states, answer, seconds.  The seed gives no
+Prints one table: model, formula, states, answer, seconds.  dpCTL* gives no
 timings; these are faier's baseline.  Every answer is exact (Storm's rational
 engine, exact action-word enumeration, or Proposition 2 with exact bounds).
 

@@ -1,11 +1,12 @@
-"""SMT engine benchmark: the seeds' Algorithm 1 against the fast encoding, per solver.
+"""SMT engine benchmark: the FAIER papers' Algorithm 1 against the fast encoding, per solver.
 
 Part 1, per parametric example: wall time of ``faier verify`` with the faithful
 encoding (Algorithm 1, z3), the fast encoding with z3, with cvc5 and with the
 portfolio, each under ``--timeout`` (a run that hits it is shown as a timeout),
-and the verdict.  Then the whole-process time of the Ex. 6.2 proof from a shell.
+and the verdict.  Then the whole-process time of the Ex. 6.2 proof (FAIER
+journal numbering) from a shell.
 
-Part 2: Algorithm 1 on the seeds' Noisy Max HMM (Fig. 2, 2·3ⁿ states) under
+Part 2: Algorithm 1 on the FAIER papers' Noisy Max HMM (Fig. 2, 2·3ⁿ states) under
 every-query ±1 neighbours, n = 3, 4, 5, deciding ln 2 (violated) and ε* (holds,
 so every pair is queried), beside the exact engine on the same questions.
 
@@ -28,7 +29,7 @@ from faier import api
 from faier.core.budget import Budget
 from faier.core.problem import Problem
 from faier.engines import exact, smt
-from faier.examples.seed_hmms import noisy_max_hmm, vector_state
+from faier.examples.paper_hmms import noisy_max_hmm, vector_state
 from faier.model.distribution import Distribution
 from faier.privacy.budget import Epsilon
 from faier.privacy.specs import Comparison, Pufferfish
@@ -120,7 +121,7 @@ def whole_process(runs: int = 3) -> None:
 
 
 def noisy_max_dp(n: int) -> Problem:
-    """Seed Fig. 2 for n queries, each pair of neighbouring inputs (every query ±1) once."""
+    """FAIER papers Fig. 2 for n queries, each pair of neighbouring inputs (every query ±1) once."""
     vectors = list(itertools.product(range(3), repeat=n))
     pairs = tuple(
         Comparison(
@@ -132,7 +133,7 @@ def noisy_max_dp(n: int) -> Problem:
         for a, b in itertools.combinations(vectors, 2)
         if all(abs(x - y) <= 1 for x, y in zip(a, b, strict=True))
     )
-    privacy = Pufferfish(pairs, "DP, every query ±1 (point masses on the seeds' input states)")
+    privacy = Pufferfish(pairs, "DP, every query ±1 (point masses on the papers' input states)")
     return Problem(f"noisy-max-{n}-fig2", noisy_max_hmm(n), privacy, 2)
 
 

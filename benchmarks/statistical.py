@@ -1,14 +1,14 @@
 """The statistical tester's cost per test ε: vectorised sampling against one run per sample.
 
 For every mechanism of StatDP's suite (continuous noise) and discrete Noisy
-Max (n = 5), at the seed's 500 000 test / 100 000 selection samples per
-input and its 16 input pairs (Table 1 at lengths 5 and 10; 4 for the
+Max (n = 5), at StatDP's 500 000 test / 100 000 selection samples (§5.4) per
+input and its 16 input pairs (StatDP Table 1 at lengths 5 and 10; 4 for the
 histograms, whose neighbours move one query):
 
 * ``CPU/ε``: CPU seconds of a complete run at one test ε (the claimed ε₀ =
   0.7): argument generation, selection, test and loss interval;
-* ``grid``: CPU seconds per ε of a run over the seed's 23-point grid 0..2.2
-  (selection samples and event counts are shared by all ε);
+* ``grid``: CPU seconds per ε of a run over the 23-point grid 0..2.2 of
+  StatDP's figures (selection samples and event counts are shared by all ε);
 * ``samples/s``: mechanism runs drawn per CPU second in the one-ε run;
 * ``loop``: the same one-ε run drawing one run per sample (the scalar
   pseudo-code, or ``ctx.draw`` for the discrete mechanism), measured at a

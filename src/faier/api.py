@@ -8,6 +8,7 @@ Fraction(24, 7)
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
@@ -16,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from faier.core import engine as registry
 from faier.core import parametric
+from faier.core.budget import hard_deadline
 from faier.core.engine import Engine, Progress, Question
 from faier.core.options import Options
 from faier.core.problem import Problem
-from faier.errors import InputError, MechanismError, ModelError, SpecError
+from faier.errors import BudgetExceeded, InputError, MechanismError, ModelError, SpecError
 from faier.examples.registry import EXAMPLES, Example, find_example
 from faier.mechanisms.interactive import Interactive
 from faier.mechanisms.loader import (
@@ -48,7 +50,7 @@ from faier.privacy.symbolic import (
     SymbolicComparison,
     SymbolicDistribution,
 )
-from faier.results import Result
+from faier.results import Result, Statistics, Verdict
 
 if TYPE_CHECKING:
     from faier.engines import smt
@@ -316,6 +318,27 @@ def _located(target: str | Problem, problem: Problem, run: Callable[[], Result])
         raise
 
 
+def _bounded(
+    problem: Problem, options: Options, claim: Epsilon | None, run: Callable[[], Result]
+) -> Result:
+    """Run under the hard deadline; a timeout that escapes the engine is still 'unknown'."""
+    started = time.perf_counter()
+    try:
+        with hard_deadline(options.timeout):
+            return run()
+    except BudgetExceeded as stop:
+        return Result(
+            target=problem.name,
+            privacy=problem.privacy.describe(),
+            method="stopped before any engine result",
+            verdict=None if claim is None else Verdict.UNKNOWN,
+            epsilon=None if claim is None else str(claim),
+            delta=options.delta,
+            reason=stop.reason,
+            statistics=Statistics(seconds=time.perf_counter() - started),
+        )
+
+
 def _chosen(
     target: str | Problem, problem: Problem, options: Options, question: Question
 ) -> Engine:
@@ -345,7 +368,12 @@ def epsilon(
     chosen = Options.parse(options, **fields)
     problem = _load(target, chosen)
     engine = _chosen(target, problem, chosen, "epsilon")
-    return _located(target, problem, lambda: engine.epsilon(problem, chosen, progress))
+    return _bounded(
+        problem,
+        chosen,
+        None,
+        lambda: _located(target, problem, lambda: engine.epsilon(problem, chosen, progress)),
+    )
 
 
 def verify(
@@ -361,7 +389,12 @@ def verify(
     problem = _load(target, chosen)
     claim = eps if isinstance(eps, Epsilon) else _epsilon(eps)
     engine = _chosen(target, problem, chosen, "verify")
-    return _located(target, problem, lambda: engine.verify(problem, claim, chosen, progress))
+    return _bounded(
+        problem,
+        chosen,
+        claim,
+        lambda: _located(target, problem, lambda: engine.verify(problem, claim, chosen, progress)),
+    )
 
 
 def _epsilon(text: str | float) -> Epsilon:

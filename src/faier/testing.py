@@ -20,6 +20,7 @@ from typing import Any
 
 from faier import api
 from faier.core import engine as registry
+from faier.core.budget import hard_deadline
 from faier.core.options import Options
 from faier.core.problem import Problem
 from faier.engines.statistical import combine, subjects
@@ -222,14 +223,17 @@ def statistical_test(
     """p-values over a grid of ε (evidence of violations, never a proof of privacy).
 
     Options (:class:`~faier.core.options.Options` or their names as keywords):
-    ``epsilons``, ``samples``, ``selection_samples``, ``seed``, ``workers``,
-    ``alpha``, ``thinnings``, ``all_pairs``, ``settings``, ``neighbours``,
-    ``name``, ``per_sample``.
+    ``timeout`` (the run ends with what finished; a mechanism that never
+    returns is interrupted), ``epsilons``, ``samples``, ``selection_samples``,
+    ``seed``, ``workers``, ``alpha``, ``thinnings``, ``all_pairs``,
+    ``settings``, ``neighbours``, ``name``, ``per_sample``.
     """
     chosen = Options.parse(options, **fields)
     claim = _claim(claimed)
-    subject, _ = _subject(target, claim, chosen, lengths, pairs)
-    return _tester().test(subject, _config(claim, chosen), progress)
+    config = _config(claim, chosen)
+    with hard_deadline(chosen.timeout):
+        subject, _ = _subject(target, claim, chosen, lengths, pairs)
+        return _tester().test(subject, config, progress)
 
 
 def certify(
@@ -253,9 +257,11 @@ def certify(
             fix="certify needs a faier mechanism (built-in example or @faier.program); "
             "use 'faier test' or 'faier bound' for sampled mechanisms",
         )
-    subject, problem = _subject(target, claim, chosen, lengths, pairs, resolved=(None,))
+    with hard_deadline(chosen.timeout):
+        subject, problem = _subject(target, claim, chosen, lengths, pairs, resolved=(None,))
+        report = _tester().test(subject, config, progress)
     assert problem is not None
-    return combine.certify(problem, _tester().test(subject, config, progress), claim)
+    return combine.certify(problem, report, claim)
 
 
 def bound(
@@ -284,11 +290,12 @@ def bound(
     chosen = Options.parse(options, **fields)
     claim = None if claimed is None else _claim(claimed)
     config = _config(claim, chosen)
-    subject, problem = _subject(target, claim, chosen, lengths, pairs)
+    with hard_deadline(chosen.timeout):
+        subject, problem = _subject(target, claim, chosen, lengths, pairs)
+        report = _tester().test(subject, config, progress)
     if problem is not None and isinstance(problem.mechanism, Interactive):
         longest = max(len(s.value) for s in subject.sides)
         problem = problem.with_horizon(problem.horizon or longest)
-    report = _tester().test(subject, config, progress)
     return combine.bound(problem, report, bisection=bisection, precision=precision)
 
 

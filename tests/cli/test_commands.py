@@ -96,6 +96,7 @@ def test_examples_json_lists_names_parameters_defaults_and_choices() -> None:
     for name, parameters in EXAMPLE_PARAMETERS.items():
         assert [p["name"] for p in by_name[name]["parameters"]] == parameters
         assert isinstance(by_name[name]["title"], str) and by_name[name]["title"]
+        assert isinstance(by_name[name]["reference"], str) and by_name[name]["reference"]
     noisy_max = {p["name"]: p for p in by_name["noisy-max"]["parameters"]}
     assert noisy_max["n"]["default"] == "3"
     assert noisy_max["ties"]["default"] == "uniform"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
 
 import pytest
@@ -68,3 +70,47 @@ def test_the_exit_codes_of_main(argv: list[str], code: int) -> None:
     with pytest.raises(SystemExit) as caught:
         main(argv)
     assert caught.value.code == code
+
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.mark.parametrize(
+    ("file", "where"), [("uses_random.py", "uses_random.py:"), ("draws_at_random.py", ":14:")]
+)
+def test_a_mechanism_using_other_randomness_is_bad_input(
+    capsys: pytest.CaptureFixture[str], file: str, where: str
+) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["verify", str(DATA / file), "-e", "1"])
+    assert caught.value.code == 2
+    message = capsys.readouterr().err.strip()
+    assert len(message.splitlines()) == 1 and where in message
+    assert "is not deterministic apart from ctx.draw" in message and "ctx.draw" in message
+
+
+@pytest.mark.parametrize("command", ["verify", "epsilon"])
+def test_a_mechanism_that_never_returns_ends_at_the_timeout(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    started = time.perf_counter()
+    args = [command, str(DATA / "never_returns.py"), "--timeout", "1", "--json"]
+    if command == "verify":
+        args += ["-e", "1"]
+    with pytest.raises(SystemExit) as caught:
+        main(args)
+    assert caught.value.code == 3
+    assert time.perf_counter() - started < 10
+    data = json.loads(capsys.readouterr().out)
+    assert data["exit_code"] == 3 and "timeout of 1 s" in data["reason"]
+
+
+def test_the_tester_ends_at_the_timeout_on_a_mechanism_that_never_returns(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    started = time.perf_counter()
+    with pytest.raises(SystemExit) as caught:
+        main(["test", str(DATA / "never_returns.py"), "--claimed", "1", "--timeout", "1"])
+    assert caught.value.code == 3
+    assert time.perf_counter() - started < 10
+    assert "timeout of 1 s" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""The seeds' Table 2, recomputed: every row's verdict and exact ε*."""
+"""FAIER journal Table 2, recomputed: every row's verdict and exact ε*."""
 
 from __future__ import annotations
 
@@ -21,8 +21,14 @@ EXPECTED = {
         Fraction(2),
     ),
     ("noisy max (ties first), n=3", "ln 2-DP (Ex. 6.1)"): (Verdict.VIOLATED, Fraction(8)),
-    ("noisy max (ties uniform), n=3", "ln 2-DP (§6.2.2)"): (Verdict.VIOLATED, Fraction(24, 7)),
-    ("noisy max (ties uniform), n=5", "1.372-DP (conf. §7)"): (Verdict.VIOLATED, Fraction(288, 73)),
+    ("noisy max (ties uniform), n=3", "ln 2-DP (§6.2.2, §7.3.2)"): (
+        Verdict.VIOLATED,
+        Fraction(24, 7),
+    ),
+    ("noisy max (ties uniform), n=5", "1.372-DP (conf. §7.2)"): (
+        Verdict.VIOLATED,
+        Fraction(288, 73),
+    ),
     ("noisy max (ties uniform), n=3", "ln 2-Pufferfish, independent diseases (Ex. 6.2)"): (
         Verdict.HOLDS,
         Fraction(79, 49),
@@ -31,7 +37,10 @@ EXPECTED = {
         Verdict.VIOLATED,
         Fraction(287, 107),
     ),
-    ("noisy max (max value), n=5", "ln 2-DP, one query ±1 (notes)"): (Verdict.HOLDS, Fraction(2)),
+    ("noisy max (max value), n=5", "ln 2-DP, one query ±1 (notes Ex. 7.2)"): (
+        Verdict.HOLDS,
+        Fraction(2),
+    ),
     ("above threshold", "4 ln 2-DP, 5 queries (Alg. 4)"): (Verdict.VIOLATED, Fraction(32)),
     ("above threshold", "10-DP, unboundedly many queries (§6.3)"): (Verdict.VIOLATED, None),
 }

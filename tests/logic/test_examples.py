@@ -1,4 +1,4 @@
-"""The built-in dpCTL* examples: each builds, its suggested formulas give the seed's answers."""
+"""The built-in dpCTL* examples: each builds, its suggested formulas give the paper's answers."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from faier.results import Verdict
 
 SURVEY_YAML = """\
 name: my-survey
-description: the seed's survey
+description: the survey of dpCTL*
 states: [+, -, s, t, done]
 initial: [+, -]
 labels:

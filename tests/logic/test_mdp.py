@@ -15,7 +15,7 @@ from faier.logic.parser import FormulaError
 from faier.privacy.budget import Epsilon
 from faier.results import Verdict
 
-# --- interactive survey (seed Fig. 5) ------------------------------------------------
+# --- interactive survey (dpCTL* Fig. 5) ----------------------------------------------
 
 
 def test_interactive_survey_is_ln4_private_by_enumeration() -> None:
@@ -130,7 +130,7 @@ def test_p_over_all_schedulers() -> None:
         check(model, "P=? [X out1]")
 
 
-# --- Above Threshold (seed §7.1, §8.1) -------------------------------------------------
+# --- Above Threshold (dpCTL* §7.1, §8.1) -----------------------------------------------
 
 PAIR = [("t3r5", "_t3r4")]
 
@@ -156,7 +156,7 @@ def test_above_threshold_model() -> None:
     ],
 )
 def test_above_threshold_pair_t3r5_t3r4(k: int, proposition2: Fraction, words: Fraction) -> None:
-    """The seed's (0, 0.17) for t3r5 / t3r4: Proposition 2 needs δ = 1661/10240 ≈ 0.1622 at
+    """dpCTL*'s (0, 0.17) for t3r5 / t3r4: Proposition 2 needs δ = 1661/10240 ≈ 0.1622 at
     k = 1; exact query schedulers need only 379/3840 ≈ 0.0987."""
     model = above_threshold()
     path = above_threshold_path(k)
@@ -187,7 +187,7 @@ def test_above_threshold_pair_supremum_over_k() -> None:
     ],
 )
 def test_above_threshold_all_neighbours_epsilon_1(k: int, p: Fraction, q: Fraction) -> None:
-    """The seed's (1, 0.74): Proposition 2's worst pair is t4r0 / t4r1, δ = p − e·q."""
+    """dpCTL*'s (1, 0.74): Proposition 2's worst pair is t4r0 / t4r1, δ = p − e·q."""
     need = least_delta(above_threshold(), above_threshold_path(k), "1", method="proposition 2")
     assert (need.left, need.right, need.p, need.q) == ("t4r0", "_t4r1", p, q)
     assert need.value == pytest.approx(float(p) - math.e * float(q), abs=1e-12)

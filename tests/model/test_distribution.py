@@ -36,7 +36,7 @@ def test_validation() -> None:
     st.integers(0, 6),
     st.data(),
 )
-def test_truncated_geometric_matches_the_seed_formula(
+def test_truncated_geometric_matches_the_papers_formula(
     alpha: Fraction, m: int, data: st.DataObject
 ) -> None:
     centre = data.draw(st.integers(0, m))

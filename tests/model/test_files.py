@@ -581,7 +581,7 @@ def test_geometric_contagious_example() -> None:
     model = load_hmm_file(EXAMPLES / "geometric-contagious.yaml")
     assert model.pairs == (("both", "none"),)
     assert model.horizon == 1
-    assert worst_ratio(model, 1) == 4  # ε* = ln 4 (seed Example 3)
+    assert worst_ratio(model, 1) == 4  # ε* = ln 4 (FAIER journal Ex. 4.4, conference Ex. 3)
 
 
 def test_noisy_max_example() -> None:

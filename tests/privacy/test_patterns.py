@@ -1,4 +1,4 @@
-"""Input patterns: the seed's Table 1, at any length and sensitivity."""
+"""Input patterns: StatDP's Table 1 (§4.4.1), at any length and sensitivity."""
 
 from __future__ import annotations
 

@@ -172,12 +172,18 @@ progress = SearchProgress()
 
 
 @contextmanager
-def bad_input_exits(*also: type[Exception]) -> Iterator[None]:
-    """Bad input, faier's own refusals (and ``also``) become one stderr line and exit 2."""
+def bad_input_exits(
+    *also: type[Exception], reraise: tuple[type[Exception], ...] = ()
+) -> Iterator[None]:
+    """Bad input, faier's own refusals (and ``also``) become one stderr line and exit 2.
+
+    Internal errors (and ``reraise``) pass through to their own handlers.
+    """
     refusals: tuple[type[Exception], ...] = (FaierError, *also)
+    passing: tuple[type[Exception], ...] = (InternalError, *reraise)
     try:
         yield
-    except InternalError:
+    except passing:
         raise
     except InputError as problem:
         error_line(problem.render())

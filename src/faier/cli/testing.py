@@ -22,6 +22,7 @@ from faier.cli.common import (
     NeighboursOption,
     SeedOption,
     SetOption,
+    TimeoutOption,
     WorkersOption,
     app,
     bad_input_exits,
@@ -32,8 +33,9 @@ from faier.cli.common import (
     options_from,
 )
 from faier.engines.statistical.reports import EpsilonPoint, StatReport
-from faier.errors import InputError
+from faier.errors import BudgetExceeded, InputError
 from faier.report.statistical import plot_pvalues, render_bound, render_certify, render_test
+from faier.results import ExitCode
 
 R = TypeVar("R")
 
@@ -86,7 +88,7 @@ class _Bar:
 def _run(action: Callable[[Any], R]) -> R:
     """Run with a progress bar when stderr is a terminal; bad input becomes exit 2."""
     try:
-        with bad_input_exits():
+        with bad_input_exits(reraise=(BudgetExceeded,)):
             if not err.is_terminal:
                 return action(None)
             columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
@@ -94,7 +96,10 @@ def _run(action: Callable[[Any], R]) -> R:
                 return action(_Bar(bar))
     except KeyboardInterrupt:
         error_line("interrupted before a result was ready")
-        raise typer.Exit(130) from None
+        raise typer.Exit(ExitCode.INTERRUPTED) from None
+    except BudgetExceeded as stop:
+        error_line(f"unknown: {stop.reason} before the test could start")
+        raise typer.Exit(ExitCode.UNKNOWN) from None
 
 
 def _plot(report: StatReport, plot: Path | None) -> None:
@@ -125,6 +130,7 @@ def test(
     neighbours: NeighboursOption = None,
     name: NameOption = None,
     per_sample: PerSample = False,
+    timeout: TimeoutOption = None,
     plot: Plot = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -161,6 +167,7 @@ def certify(
     settings: SetOption = None,
     neighbours: NeighboursOption = None,
     name: NameOption = None,
+    timeout: TimeoutOption = None,
     plot: Plot = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -205,6 +212,7 @@ def bound(
     bisection_precision: Annotated[
         float, typer.Option("--precision", help="bisection precision")
     ] = 1e-3,
+    timeout: TimeoutOption = None,
     plot: Plot = None,
     as_json: JsonOption = False,
 ) -> None:

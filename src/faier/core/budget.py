@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,3 +38,44 @@ class Budget:
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.started
+
+
+GRACE = 0.5
+"""Seconds past a timeout before the hard deadline interrupts: cooperative checks go first."""
+REPEAT = 0.25
+"""Seconds between further interruptions once the hard deadline has passed."""
+
+
+@contextmanager
+def hard_deadline(timeout: float | None) -> Iterator[None]:
+    """Interrupt whatever runs (user mechanism code included) once ``timeout`` is past.
+
+    Engines check their budget between steps; a mechanism that never returns
+    never reaches such a check.  An interval timer raises
+    :class:`BudgetExceeded` in the main thread a little after the timeout, so
+    the run still ends in "unknown".  Off the main thread, or where there is
+    no ``SIGALRM``, only the cooperative checks apply.
+    """
+    usable = (
+        timeout is not None
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
+    if not usable:
+        yield
+        return
+    assert timeout is not None
+
+    def expire(signum: int, frame: object) -> None:
+        # Again and again until the run ends: a fallback that catches one
+        # BudgetExceeded (and tries a slower way) must not run on forever.
+        signal.setitimer(signal.ITIMER_REAL, REPEAT)
+        raise BudgetExceeded(f"timeout of {timeout:g} s reached (inside the mechanism's code)")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, timeout + GRACE + 0.05 * timeout)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -15,8 +15,8 @@ from typing import Any
 from faier.core.problem import Problem
 from faier.errors import SpecError
 from faier.examples import scenarios
+from faier.examples.paper_hmms import geometric_hmm, noisy_max_hmm
 from faier.examples.parameters import ParameterSpec, Unknown, fraction, resolve
-from faier.examples.seed_hmms import geometric_hmm, noisy_max_hmm
 from faier.mechanisms.library.above_threshold import above_threshold
 from faier.mechanisms.library.geometric import truncated_geometric_mechanism
 from faier.mechanisms.library.histogram import histogram
@@ -31,11 +31,15 @@ from faier.privacy.specs import DifferentialPrivacy, InteractiveDP, PrivacySpec
 
 @dataclass(frozen=True)
 class Example:
-    """A built-in case study: parameters with defaults and a builder."""
+    """A built-in case study: parameters with defaults and a builder.
+
+    ``reference`` cites where it comes from, by the short names of
+    docs/REFERENCES.md.
+    """
 
     name: str
     title: str
-    seed: str
+    reference: str
     parameters: tuple[ParameterSpec, ...]
     build: Callable[[dict[str, Any]], Problem]
     unknowns: tuple[Unknown, ...] = ()
@@ -243,7 +247,7 @@ EXAMPLES: tuple[Example, ...] = (
     Example(
         "geometric",
         "truncated α-geometric mechanism over {0..m}",
-        "FAIER journal §4 (Fig. 1, Ex. 4.2–4.5); conference Ex. 1–4",
+        "FAIER journal §4 (Fig. 1, Ex. 4.1–4.5); conference Ex. 1–4",
         (
             ALPHA,
             RANGE,
@@ -261,7 +265,7 @@ EXAMPLES: tuple[Example, ...] = (
     Example(
         "randomized-response",
         "randomized response (the survey mechanism)",
-        "dpCTL* §2 (survey); ln 3-DP with fair coins",
+        "dpCTL* §3.1, Fig. 1 (survey mechanism); ln 3-DP with fair coins",
         (
             ParameterSpec("truth", "fraction", "1/2", "probability of answering truthfully"),
             ParameterSpec("heads", "fraction", "1/2", "probability that the random answer is 1"),

@@ -1,6 +1,6 @@
-"""Privacy scenarios of the seeds' case studies: DP, and Pufferfish priors.
+"""Privacy scenarios of the FAIER papers' case studies: DP, and Pufferfish priors.
 
-The ``*-paper`` scenarios take the seeds' hand-derived distributions verbatim
+The ``*-paper`` scenarios take the papers' hand-derived distributions verbatim
 (conditioning on "count ≥ 1" for "John has the disease"); the others derive
 the priors by exact Bayesian conditioning on the secret itself.  See
 docs/DISCREPANCIES.md.  The ``*_with_unknowns`` scenarios leave the disease
@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from faier.errors import SpecError
-from faier.examples.seed_hmms import vector_state
+from faier.examples.paper_hmms import vector_state
 from faier.model.distribution import Distribution
 from faier.model.parameters import Parameter
 from faier.privacy.datamodel import (
@@ -69,7 +69,7 @@ def disease_count(m: int, p: Fraction, contagious: bool) -> Pufferfish:
 
 
 def disease_count_paper(p: Fraction) -> Pufferfish:
-    """Seed Ex. 4.5 / conf. Ex. 4 verbatim: prior (1−p)², 2p(1−p), p² vs. count ≥ 1."""
+    """FAIER journal Ex. 4.5 / conf. Ex. 4 verbatim: prior (1−p)², 2p(1−p), p² vs. count ≥ 1."""
     _check_probability("p", p)
     prior = _binomial_two(p)
     at_least_one: dict[Hashable, Fraction] = {
@@ -85,11 +85,11 @@ def disease_count_paper(p: Fraction) -> Pufferfish:
         "without John's record (paper: prior)",
         "initial",
     )
-    return Pufferfish((comparison,), f"Pufferfish as in the seeds' Ex. 4.5 (verbatim), p = {p}")
+    return Pufferfish((comparison,), f"Pufferfish as in FAIER journal Ex. 4.5 (verbatim), p = {p}")
 
 
 def three_diseases(pa: Fraction, pb: Fraction, pc: Fraction, contagious_a: bool) -> Pufferfish:
-    """Seed Ex. 6.2 (independent) / 6.3 (A contagious): John and one other person."""
+    """FAIER journal Ex. 6.2 (independent) / 6.3 (A contagious): John and one other person."""
     for name, p in (("pA", pa), ("pB", pb), ("pC", pc)):
         _check_probability(name, p)
     a_prior = Contagious(pa) if contagious_a else Independent(pa)
@@ -111,7 +111,7 @@ def three_diseases(pa: Fraction, pb: Fraction, pc: Fraction, contagious_a: bool)
 
 
 def three_diseases_paper(pa: Fraction, pb: Fraction, pc: Fraction) -> Pufferfish:
-    """Seed Ex. 6.2 verbatim: fA conditioned on ≥ 1 (has A) and on ≤ 1 (has not)."""
+    """FAIER journal Ex. 6.2 verbatim: fA conditioned on ≥ 1 (has A) and on ≤ 1 (has not)."""
     for name, p in (("pA", pa), ("pB", pb), ("pC", pc)):
         _check_probability(name, p)
     fa = _binomial_two(pa)
@@ -133,7 +133,7 @@ def three_diseases_paper(pa: Fraction, pb: Fraction, pc: Fraction) -> Pufferfish
     )
     return Pufferfish(
         (comparison,),
-        f"Pufferfish as in the seeds' Ex. 6.2 (verbatim), pA = {pa}, pB = {pb}, pC = {pc}",
+        f"Pufferfish as in FAIER journal Ex. 6.2 (verbatim), pA = {pa}, pB = {pb}, pC = {pc}",
     )
 
 
@@ -195,7 +195,7 @@ def attribute(
 
 
 def count_paper_with_unknown(parameter: Parameter) -> ParametricPufferfish:
-    """Seed Ex. 4.5 verbatim with p unknown: prior (1−p)², 2p(1−p), p² against count ≥ 1."""
+    """FAIER journal Ex. 4.5 verbatim with p unknown: prior (1−p)², 2p(1−p), p² vs. count ≥ 1."""
     import sympy
 
     p = _symbol(parameter)
@@ -211,12 +211,12 @@ def count_paper_with_unknown(parameter: Parameter) -> ParametricPufferfish:
         mass,
     )
     return ParametricPufferfish(
-        (comparison,), (parameter,), (), "Pufferfish as in the seeds' Ex. 4.5 (verbatim)"
+        (comparison,), (parameter,), (), "Pufferfish as in FAIER journal Ex. 4.5 (verbatim)"
     )
 
 
 def three_diseases_paper_with_unknowns(parameters: tuple[Parameter, ...]) -> ParametricPufferfish:
-    """Seed Ex. 6.2 verbatim with pA, pB, pC unknown: fA ≥ 1 (has A) against fA ≤ 1."""
+    """FAIER journal Ex. 6.2 verbatim with pA, pB, pC unknown: fA ≥ 1 (has A) against fA ≤ 1."""
     import sympy
 
     pa, pb, pc = (_symbol(p) for p in parameters)
@@ -249,5 +249,5 @@ def three_diseases_paper_with_unknowns(parameters: tuple[Parameter, ...]) -> Par
         has_not_mass,
     )
     return ParametricPufferfish(
-        (comparison,), parameters, (), "Pufferfish as in the seeds' Ex. 6.2 (verbatim)"
+        (comparison,), parameters, (), "Pufferfish as in FAIER journal Ex. 6.2 (verbatim)"
     )

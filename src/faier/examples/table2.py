@@ -1,7 +1,12 @@
-"""The seeds' Table 2, recomputed exactly from the built-in case studies.
+"""FAIER journal Table 2, recomputed exactly from the built-in case studies.
 
 Each row is one privacy question of the FAIER papers; ``faier demo`` prints
 the verdict, the exact ε* and the counterexample faier finds for each.
+Example, section and algorithm numbers in the scenarios are the journal's
+("conf." marks the conference version's, "notes" the Noisy Max notes'; see
+docs/REFERENCES.md).  Rows beyond the journal's table: Noisy Max with
+uniform ties (journal §6.2.2 and §7.3.2, conference §7.2), the max-value
+variant (notes Ex. 7.2) and Above Threshold over unboundedly many queries.
 """
 
 from __future__ import annotations
@@ -53,14 +58,14 @@ CASES: tuple[Case, ...] = (
     ),
     Case(
         "noisy max (ties uniform), n=3",
-        "ln 2-DP (§6.2.2)",
+        "ln 2-DP (§6.2.2, §7.3.2)",
         "noisy-max",
         "ln(2)",
         paper="✗, ε≈1.232",
     ),
     Case(
         "noisy max (ties uniform), n=5",
-        "1.372-DP (conf. §7)",
+        "1.372-DP (conf. §7.2)",
         "noisy-max",
         "1.372",
         {"n": "5"},
@@ -84,7 +89,7 @@ CASES: tuple[Case, ...] = (
     ),
     Case(
         "noisy max (max value), n=5",
-        "ln 2-DP, one query ±1 (notes)",
+        "ln 2-DP, one query ±1 (notes Ex. 7.2)",
         "noisy-max",
         "ln(2)",
         {"n": "5", "ties": "value"},

@@ -9,7 +9,7 @@ Public modules:
 - ``models``     — ``LogicModel`` and the Python builders ``markov_chain``, ``mdp``, ``logic_model``
 - ``files``      — faier's YAML/JSON chain and MDP files
 - ``prism``      — PRISM DTMC/MDP files, built exactly by Storm
-- ``examples``   — the seed's models (survey, geometric, subsampling majority, double survey,
+- ``examples``   — dpCTL*'s models (survey, geometric, subsampling majority, double survey,
   interactive survey, Above Threshold)
 - ``loading``    — a command-line target → model; ``--neighbors`` text → pairs
 - ``checker``    — ``check`` (verdict per state, the numbers behind each P and D) and

@@ -9,6 +9,7 @@ cases first, which matters when thousands of action words are compared.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -17,24 +18,69 @@ from faier.privacy.budget import Epsilon
 from faier.results import Loss
 
 _MARGIN = 1e-9
+FLOAT_MAX = sys.float_info.max
+_LOG_FLOAT_MAX = math.log(FLOAT_MAX)
 
 
 def _sign(value: Fraction) -> int:
     return (value > 0) - (value < 0)
 
 
+def saturated(value: Fraction) -> float:
+    """``value`` as a float, clamped to ±FLOAT_MAX: e^ε·q can pass 1.8e308 when ε > 709.
+
+    Clamping is monotone, so order comparisons of the floats stay safe, and
+    the result is finite, so JSON output (no NaN, no Infinity) still works.
+    """
+    try:
+        return float(value)
+    except OverflowError:
+        return FLOAT_MAX if value > 0 else -FLOAT_MAX
+
+
+def exp_float(epsilon: Epsilon) -> float:
+    """e^ε as a float, FLOAT_MAX when it is larger (ε > 709.78), never an OverflowError."""
+    ratio = epsilon.exp_ratio
+    if ratio is not None:
+        return saturated(ratio)
+    try:
+        return min(math.exp(epsilon.value), FLOAT_MAX)
+    except OverflowError:
+        return FLOAT_MAX
+
+
+def scaled(epsilon: Epsilon, q: Fraction) -> float:
+    """e^ε·q as a float (display, float fast paths), saturating at FLOAT_MAX.
+
+    For huge ε it is computed as exp(ε + ln q), so a tiny q can still bring
+    e^ε·q back into range.
+    """
+    if q == 0:
+        return 0.0
+    ratio = epsilon.exp_ratio
+    if ratio is not None:
+        return saturated(ratio * q)
+    factor = exp_float(epsilon)
+    if factor < FLOAT_MAX:
+        return factor * float(q)
+    try:
+        exponent = epsilon.value + math.log(q.numerator) - math.log(q.denominator)
+    except OverflowError:
+        return FLOAT_MAX
+    return FLOAT_MAX if exponent >= _LOG_FLOAT_MAX else math.exp(exponent)
+
+
 @dataclass(frozen=True)
 class Budget:
-    """ε and δ of one D operator, with e^ε as a float for display and the fast path."""
+    """ε and δ of one D operator, with e^ε as a (saturating) float for display and the fast path."""
 
     epsilon: Epsilon
     delta: Fraction
 
     @property
     def factor(self) -> float:
-        """e^ε as a float (display and the fast path only)."""
-        ratio = self.epsilon.exp_ratio
-        return float(ratio) if ratio is not None else math.exp(self.epsilon.value)
+        """e^ε as a float (display and the fast path only), FLOAT_MAX past the float range."""
+        return exp_float(self.epsilon)
 
     def excess(self, p: Fraction, q: Fraction) -> int:
         """Sign of p − (e^ε·q + δ): positive means the comparison fails."""
@@ -46,13 +92,13 @@ class Budget:
         ratio = self.epsilon.exp_ratio
         if ratio is not None:
             return _sign(rest - ratio * q)
-        quotient = float(rest / q)
-        factor = self.factor
-        if quotient < factor * (1 - _MARGIN):
+        quotient = rest / q
+        approx, factor = saturated(quotient), self.factor
+        if approx < factor * (1 - _MARGIN):
             return -1
-        if quotient > factor * (1 + _MARGIN):
+        if factor < FLOAT_MAX and approx > factor * (1 + _MARGIN):
             return 1
-        return self.epsilon.compare_ratio(rest / q)
+        return self.epsilon.compare_ratio(quotient)
 
     def margin(self, p: Fraction, q: Fraction) -> Fraction | None:
         """e^ε·q + δ − p exactly, when e^ε is rational."""
@@ -60,8 +106,8 @@ class Budget:
         return None if ratio is None else ratio * q + self.delta - p
 
     def margin_value(self, p: Fraction, q: Fraction) -> float:
-        """e^ε·q + δ − p as a float, for display."""
-        return self.factor * float(q) + float(self.delta) - float(p)
+        """e^ε·q + δ − p as a float, for display; FLOAT_MAX when e^ε·q is past the float range."""
+        return min(scaled(self.epsilon, q) + float(self.delta) - float(p), FLOAT_MAX)
 
     def least_ratio(self, p: Fraction, q: Fraction) -> Loss:
         """The least e^ε ≥ 1 with p ≤ e^ε·q + δ (infinite when q = 0 < p − δ)."""
@@ -79,4 +125,7 @@ def closer_to_failing(candidate: Closeness, best: Closeness | None) -> bool:
         return not candidate.holds
     if candidate.margin is not None and best.margin is not None:
         return candidate.margin < best.margin
+    if candidate.margin_value >= FLOAT_MAX and best.margin_value >= FLOAT_MAX:
+        # Both e^ε·q are past the float range, where e^ε·q dwarfs δ − p: the smaller q is closer.
+        return (candidate.q, -candidate.p) < (best.q, -best.p)
     return candidate.margin_value < best.margin_value

@@ -2,13 +2,13 @@
 
 A query scheduler picks the i-th action from the history's length alone: it
 is an action word.  A state with one action takes it whatever the word says
-(a purely probabilistic step, the seed's '-'); a state with a choice must
+(a purely probabilistic step, dpCTL* §7.1's '-'); a state with a choice must
 offer every letter of the MDP's query alphabet.
 
 * bounded path formulas: every action word up to the horizon is enumerated
   (letters that act alike on the states still reachable are tried once), and
-  both probabilities are computed exactly — an exact decision (seed, §8.1);
-* otherwise, Proposition 2 of the seed: if max Pr(s) − e^ε·min Pr(t) ≤ δ in
+  both probabilities are computed exactly — an exact decision (dpCTL* §8.1);
+* otherwise, dpCTL* Proposition 2 (§8.1): if max Pr(s) − e^ε·min Pr(t) ≤ δ in
   both directions, D holds; if not, words ending in one letter repeated
   forever are tried for an exact violation; failing both, the answer is
   unknown with the bounds.
@@ -30,7 +30,7 @@ from faier.logic._bounded import (
     word_probability,
     word_row,
 )
-from faier.logic._closeness import Budget, closer_to_failing
+from faier.logic._closeness import Budget, closer_to_failing, scaled
 from faier.logic._storm import StormSystem
 from faier.logic.outcome import Closeness
 from faier.logic.syntax import Formula
@@ -185,12 +185,12 @@ class WordSearch:
         best: Closeness | None = None
         worst: Fraction | float | None = None
         leaves = 0
-        ratio = self.budget.epsilon.exp_ratio
-        factor: Fraction | float = ratio if ratio is not None else self.budget.factor
+        epsilon = self.budget.epsilon
+        ratio = epsilon.exp_ratio
         slack = 0 if ratio is not None else _SLACK
 
         def gap(p: Fraction, q: Fraction) -> Fraction | float:
-            return p - factor * q if ratio is not None else float(p) - float(factor) * float(q)
+            return p - ratio * q if ratio is not None else float(p) - scaled(epsilon, q)
 
         def visit(a: _Node, b: _Node, word: Word) -> None:
             nonlocal best, worst, leaves
@@ -351,7 +351,7 @@ def proposition2(
     s: str,
     t: str,
 ) -> tuple[bool, Closeness]:
-    """The seed's Proposition 2 for one pair: sufficient, and the comparison closest to failing."""
+    """dpCTL* Proposition 2 for one pair: sufficient, and the comparison closest to failing."""
     best: Closeness | None = None
     ok = True
     for left, right in ((s, t), (t, s)):

@@ -1,20 +1,20 @@
-"""How much δ a D needs for a given ε: the exact quantity behind the seed's (ε, δ) pairs.
+"""How much δ a D needs for a given ε: the exact quantity behind dpCTL*'s (ε, δ) pairs.
 
 ``least_delta`` maximises Pr(s, φ) − e^ε·Pr(t, φ) over neighbour pairs (both
-orders) — over action words on an MDP (bounded φ, exact), or with the seed's
-Proposition 2 bound max Pr(s) − e^ε·min Pr(t).  ``D{ε, δ}[φ]`` holds in all
+orders) — over action words on an MDP (bounded φ, exact), or with dpCTL*
+Proposition 2's bound max Pr(s) − e^ε·min Pr(t).  ``D{ε, δ}[φ]`` holds in all
 the pairs exactly when δ is at least the (non-negative part of) this value.
 """
 
 from __future__ import annotations
 
-import math
+import decimal
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
 from faier.errors import SpecError
-from faier.logic._closeness import Budget
+from faier.logic._closeness import FLOAT_MAX, Budget, scaled
 from faier.logic._evaluate import Evaluator
 from faier.logic._mdp import WordSearch, WordsExhausted, query_letters
 from faier.logic.checker import WORD_LIMIT
@@ -46,9 +46,8 @@ class DeltaNeed:
 
     @property
     def value(self) -> float:
-        ratio = self.epsilon.exp_ratio
-        factor = float(ratio) if ratio is not None else math.exp(self.epsilon.value)
-        return float(self.p) - factor * float(self.q)
+        """The value as a float, −FLOAT_MAX when e^ε·q is past the float range (ε > 709)."""
+        return float(self.p) - scaled(self.epsilon, self.q)
 
     def show(self) -> str:
         exact = self.exact
@@ -56,7 +55,18 @@ class DeltaNeed:
         where = f"{self.left} vs {self.right}"
         if self.word is not None:
             where += f", actions {show_word(self.word)}"
-        return f"{text} ≈ {self.value:.6f} ({where})"
+        value = self.value
+        if abs(value) < 1e6:
+            shown = f"≈ {value:.6f}"
+        elif value > -FLOAT_MAX:
+            shown = f"≈ {value:.6g}"
+        elif exact is not None:
+            with decimal.localcontext() as context:
+                context.prec, context.Emax = 6, decimal.MAX_EMAX
+                shown = f"≈ {decimal.Decimal(exact.numerator) / exact.denominator:.6g}"
+        else:
+            shown = f"< {-FLOAT_MAX:.6g}"
+        return f"{text} {shown} ({where})"
 
 
 def least_delta(
@@ -71,8 +81,8 @@ def least_delta(
     """The worst comparison over ``pairs`` (default: every neighbour pair).
 
     On a Markov chain both methods are the exact value.  On an MDP, "words"
-    is exact over query schedulers (bounded φ only); "proposition 2" is the
-    seed's upper bound over all schedulers.
+    is exact over query schedulers (bounded φ only); "proposition 2" is
+    dpCTL* Proposition 2's upper bound over all schedulers.
     """
     formula = parse_formula(path, path=True).formula if isinstance(path, str) else path
     eps = epsilon if isinstance(epsilon, Epsilon) else Epsilon.parse(epsilon)

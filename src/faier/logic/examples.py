@@ -1,8 +1,9 @@
-"""The seed's models (Liu, Wang, Zhang: Model Checking Differentially Private Properties).
+"""The models of dpCTL* (Liu, Wang, Zhang: Model Checking Differentially Private Properties).
 
-Each builder returns a :class:`LogicModel` with the seed's states, labels,
+Each builder returns a :class:`LogicModel` with the paper's states, labels,
 initial states and neighbour relation; ``EXAMPLES`` names them for
-``faier check``.  Output states lead to the seed's sink ``†`` (a self-loop).
+``faier check``.  Output states lead to the paper's sink ``†`` (a self-loop,
+dpCTL* §3.1).  docs/REFERENCES.md cites the paper.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ Rows = dict[str, dict[str, Fraction]]
 
 
 def truncated_geometric(alpha: Fraction, top: int, value: int) -> dict[int, Fraction]:
-    """The truncated α-geometric mechanism's output distribution over {0..top} (seed, §3.2)."""
+    """The truncated α-geometric mechanism's output distribution over {0..top} (dpCTL* §3.2)."""
     scale = (1 - alpha) / (1 + alpha)
     out: dict[int, Fraction] = {}
     for z in range(top + 1):
@@ -42,7 +43,7 @@ def truncated_geometric(alpha: Fraction, top: int, value: int) -> dict[int, Frac
 
 
 def survey() -> LogicModel:
-    """Survey mechanism (seed Fig. 1): answer truthfully on tails, at random on heads."""
+    """Survey mechanism (dpCTL* §3.1, Fig. 1): answer truthfully on tails, at random on heads."""
     rows: Rows = {
         "+": {"s": Fraction(3, 4), "t": Fraction(1, 4)},
         "-": {"s": Fraction(1, 4), "t": Fraction(3, 4)},
@@ -57,12 +58,12 @@ def survey() -> LogicModel:
         chain,
         initial=["+", "-"],
         neighbours=NeighbourSpec((("+", "-"),), source="survey"),
-        description="seed §3.1: + and − are diagnoses, s answers 1 (out1), t answers 0 (out0)",
+        description="dpCTL* §3.1: + and − are diagnoses, s answers 1 (out1), t answers 0 (out0)",
     )
 
 
 def geometric(alpha: Fraction = Fraction(1, 2), top: int = 5) -> LogicModel:
-    """Truncated α-geometric mechanism over {0..top} (seed Fig. 2): inputs s_k, outputs t_l."""
+    """Truncated α-geometric mechanism over {0..top} (dpCTL* Fig. 2): inputs s_k, outputs t_l."""
     if not 0 < alpha < 1:
         raise SpecError(f"alpha = {alpha} is not in (0, 1)", fix="e.g. alpha=1/2")
     if top < 1:
@@ -80,12 +81,12 @@ def geometric(alpha: Fraction = Fraction(1, 2), top: int = 5) -> LogicModel:
         markov_chain(rows, states=states, labels=labels),
         initial=[f"s{k}" for k in range(top + 1)],
         neighbours=NeighbourSpec(label_pairs=pairs, source="geometric"),
-        description=f"seed §3.2: truncated {alpha}-geometric over {{0..{top}}}; s_k ~ s_(k±1)",
+        description=f"dpCTL* §3.2: truncated {alpha}-geometric over {{0..{top}}}; s_k ~ s_(k±1)",
     )
 
 
 def double_survey() -> LogicModel:
-    """Two survey answers in a row (seed Fig. 4); the second still depends on the diagnosis."""
+    """Two survey answers in a row (dpCTL* Fig. 4); the second still depends on the diagnosis."""
     first = {"+": Fraction(3, 4), "-": Fraction(1, 4)}
     rows: Rows = {}
     for sign, yes in first.items():
@@ -101,12 +102,12 @@ def double_survey() -> LogicModel:
         markov_chain(rows, states=states, labels=labels),
         initial=["+", "-"],
         neighbours=NeighbourSpec((("+", "-"),), source="double-survey"),
-        description="seed §6: two survey answers; ±1/±0 carry the first, a1/a0 the second",
+        description="dpCTL* §6: two survey answers; ±1/±0 carry the first, a1/a0 the second",
     )
 
 
 def interactive_survey() -> LogicModel:
-    """Survey with low (L, 3/4) or high (H, 4/5) accuracy chosen per query (seed Fig. 5)."""
+    """Survey with low (L, 3/4) or high (H, 4/5) accuracy chosen per query (dpCTL* Fig. 5)."""
     accuracy = {"L": Fraction(3, 4), "H": Fraction(4, 5)}
     actions: dict[str, dict[str, dict[str, Fraction]]] = {}
     for sign in "+-":
@@ -121,12 +122,12 @@ def interactive_survey() -> LogicModel:
         mdp(actions, states=["+", "-", "s", "t", SINK], labels={"out1": ["s"], "out0": ["t"]}),
         initial=["+", "-"],
         neighbours=NeighbourSpec((("+", "-"),), source="interactive-survey"),
-        description="seed §7: actions L (survey, ln 3) and H (4/5 accurate, ln 4)",
+        description="dpCTL* §7: actions L (survey, ln 3) and H (4/5 accurate, ln 4)",
     )
 
 
 def above_threshold(top: int = 5) -> LogicModel:
-    """Discrete Above Threshold (seed Fig. 6, Algorithm 3) over {0..top}, both computations.
+    """Discrete Above Threshold (dpCTL* Fig. 6, Algorithm 3) over {0..top}, both computations.
 
     ``t3r5`` holds threshold 3 and first query answer 5; ``t3'r5`` has the
     threshold perturbed (¼-geometric), ``t3'r5'`` the answer too (½-geometric).
@@ -179,7 +180,7 @@ def above_threshold(top: int = 5) -> LogicModel:
         neighbours=NeighbourRelation.from_pairs(
             states, pairs, description="t_i r_m ~ _t_i r_n, |m−n| ≤ 1"
         ),
-        description=f"seed §7.1: threshold and answers in {{0..{top}}}; "
+        description=f"dpCTL* §7.1: threshold and answers in {{0..{top}}}; "
         "'_' marks the neighbour's copy",
     )
 
@@ -205,12 +206,13 @@ def subsampling_majority(
     m: int | None = None,
     q: Fraction | None = None,
 ) -> LogicModel:
-    """Subsampling majority (seed Algorithm 1, Fig. 3) on data sets of n red/blue members.
+    """Subsampling majority (dpCTL* Algorithm 1, Fig. 3) on data sets of n red/blue members.
 
-    q = ε/(64 ln(1/δ)) and m = ⌈ln(n/δ)/q²⌉ as in the seed unless given.  The
-    Laplace step's pass probability is transcendental; it is rounded to a
-    multiple of 10⁻¹⁵ (rows still sum to exactly 1), so verdicts are exact
-    for this rounded chain.  A tied subsample's majority is a fair coin.
+    q = ε/(64 ln(1/δ)) and m = ⌈ln(n/δ)/q²⌉ as in dpCTL* Algorithm 1 unless
+    given (the paper prints log(n/δ)/q², unrounded).  The Laplace step's pass
+    probability is transcendental; it is rounded to a multiple of 10⁻¹⁵ (rows
+    still sum to exactly 1), so verdicts are exact for this rounded chain.  A
+    tied subsample's majority is a fair coin.
     """
     import sympy
 
@@ -269,7 +271,7 @@ def subsampling_majority(
         markov_chain(rows, states=states, labels=labels),
         initial=datasets,
         neighbours=neighbours,
-        description=f"seed §3.3: n = {n}, ε = {eps}, δ = {dlt}, q = {q}, m = {m}; "
+        description=f"dpCTL* §3.3: n = {n}, ε = {eps}, δ = {dlt}, q = {q}, m = {m}; "
         "Laplace pass probabilities rounded to 1e-15",
     )
 
@@ -355,14 +357,14 @@ EXAMPLES: dict[str, LogicExample] = {
     for e in (
         LogicExample(
             "survey",
-            "survey mechanism (seed §3.1)",
+            "survey mechanism (dpCTL* §3.1)",
             (),
             lambda s: survey(),
             ("D{ln(3), 0}[X out1] & D{ln(3), 0}[X out0]",),
         ),
         LogicExample(
             "geometric",
-            "truncated α-geometric mechanism over {0..top} (seed §3.2)",
+            "truncated α-geometric mechanism over {0..top} (dpCTL* §3.2)",
             (Setting("alpha", "1/2", "α in (0, 1)"), Setting("top", "5", "largest output")),
             lambda s: geometric(
                 _fraction(s, "alpha", Fraction(1, 2)) or Fraction(1, 2), _whole(s, "top", 5)
@@ -371,12 +373,12 @@ EXAMPLES: dict[str, LogicExample] = {
         ),
         LogicExample(
             "subsampling-majority",
-            "subsampling majority (seed §3.3)",
+            "subsampling majority (dpCTL* §3.3)",
             (
                 Setting("n", "3", "data set size"),
                 Setting("epsilon", "8*ln(2)", "ε of the mechanism"),
                 Setting("delta", "1/2", "δ of the mechanism"),
-                Setting("m", "from the seed", "number of subsamples"),
+                Setting("m", "⌈ln(n/δ)/q²⌉", "number of subsamples"),
                 Setting("q", "ε/(64 ln(1/δ))", "probability of keeping a member"),
             ),
             lambda s: subsampling_majority(
@@ -390,7 +392,7 @@ EXAMPLES: dict[str, LogicExample] = {
         ),
         LogicExample(
             "double-survey",
-            "two survey answers (seed §6)",
+            "two survey answers (dpCTL* §6)",
             (),
             lambda s: double_survey(),
             (
@@ -402,14 +404,14 @@ EXAMPLES: dict[str, LogicExample] = {
         ),
         LogicExample(
             "interactive-survey",
-            "interactive survey MDP with actions L and H (seed §7)",
+            "interactive survey MDP with actions L and H (dpCTL* §7)",
             (),
             lambda s: interactive_survey(),
             ("D{ln(4), 0}[X out1] & D{ln(4), 0}[X out0]", "D{ln(4), 0}[F out1]"),
         ),
         LogicExample(
             "above-threshold",
-            "discrete Above Threshold MDP (seed §7.1)",
+            "discrete Above Threshold MDP (dpCTL* §7.1)",
             (Setting("top", "5", "thresholds and answers are 0..top"),),
             lambda s: above_threshold(_whole(s, "top", 5)),
             (f"D{{1, 0.74}}[{above_threshold_path(1)}]",),

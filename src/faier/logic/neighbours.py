@@ -1,6 +1,6 @@
 """Neighbour relations on the states of a model: which states D compares.
 
-A relation is reflexive and symmetric (seed, §5).  Users write some pairs —
+A relation is reflexive and symmetric (dpCTL* §5).  Users write some pairs —
 explicit state pairs, label pairs ("every in0-state neighbours every
 in1-state") or a Python predicate — and :class:`NeighbourRelation` closes
 them under symmetry, recording how many pairs that added, and rejects names

@@ -6,6 +6,10 @@ assoc, optionally ``U<=k``), then the prefix operators ``!``, ``X``,
 unlike PRISM/Storm, where ``F a & b`` means ``F (a & b)``.  ``P~b [φ]``,
 ``P in [a, b] [φ]``, ``P=? [φ]`` (and ``Pmin=?``, ``Pmax=?``) and
 ``D{ε, δ}[φ]`` are atomic.  Every message names the line and column.
+
+Nesting is capped (:data:`MAX_DEPTH` operators inside one another, as many
+brackets open at once): the tree is walked recursively downstream (building,
+evaluating, printing), so a deeper formula would exhaust Python's stack.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from fractions import Fraction
 from functools import cache
 from typing import Any, TypeVar
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import (
     UnexpectedCharacters,
     UnexpectedEOF,
@@ -117,6 +121,33 @@ ESCAPED: /"(\\.|[^"\\\n])*"/
 
 _Node = TypeVar("_Node")
 
+MAX_DEPTH = 200
+"""Most operators nested inside one another (``!``, ``X``, ``&``, ``P``, ``D``, and the
+arithmetic inside ε), and most brackets open at once, in one formula."""
+
+_NESTING = frozenset(
+    {
+        "implies",
+        "or_",
+        "and_",
+        "until",
+        "not_",
+        "next_",
+        "finally_",
+        "globally",
+        "prob_bound",
+        "prob_query",
+        "prob_interval",
+        "diff",
+        "eps_sum",
+        "eps_prod",
+        "eps_unary",
+        "eps_power",
+        "eps_atom",
+    }
+)
+"""Parse-tree nodes that count one level towards :data:`MAX_DEPTH`."""
+
 KEYWORDS = frozenset({"U", "X", "F", "G", "true", "false", "P", "Pmin", "Pmax", "D", "in"})
 """Words that cannot be bare labels; quote such a label: ``"F"``."""
 
@@ -214,6 +245,7 @@ def parse_formula(text: str, *, path: bool = False) -> ParsedFormula:
         tree = _parser().parse(text)
     except UnexpectedInput as exc:
         raise _syntax_error(text, exc) from None
+    _check_depth(text, tree)
     builder = _Builder(text)
     try:
         formula = builder.transform(tree)
@@ -248,8 +280,42 @@ def _offset(text: str, position: Position) -> int:
     return sum(len(line) + 1 for line in lines[: position.line - 1]) + position.column - 1
 
 
+def _check_depth(text: str, tree: Tree[Token]) -> None:
+    """Refuse operators nested deeper than MAX_DEPTH, naming the first one past it.
+
+    Walks the parse tree with an explicit stack (left to right), before any
+    recursive pass over it can overflow.
+    """
+    stack: list[tuple[Tree[Token], int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if node.data in _NESTING:
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise _error(
+                    text,
+                    _tree_position(node),
+                    f"more than {MAX_DEPTH} operators are nested here",
+                    f"nest at most {MAX_DEPTH} (a chain a & b & c nests one per operator): "
+                    "split the formula",
+                )
+        stack.extend((child, depth) for child in reversed(node.children) if isinstance(child, Tree))
+
+
+def _tree_position(node: Tree[Token]) -> Position | None:
+    """Where the operator of a parse-tree node is written (its first token, else its start)."""
+    for child in node.children:
+        if isinstance(child, Token) and child.line is not None and child.column is not None:
+            return Position(child.line, child.column)
+    meta = node.meta
+    return None if meta.empty else Position(meta.line, meta.column)
+
+
 def _check_brackets(text: str) -> None:
-    """Unbalanced brackets get a message naming both ends, before the grammar sees them."""
+    """Unbalanced brackets get a message naming both ends, before the grammar sees them.
+
+    More than MAX_DEPTH brackets open at once are refused here too, at the first one past it.
+    """
     stack: list[tuple[str, Position]] = []
     multiline = "\n" in text
     line, column = 1, 0
@@ -273,6 +339,13 @@ def _check_brackets(text: str) -> None:
         elif char in _OPEN:
             interval = char in "([" and _INTERVAL_START.search(text[: _offset(text, here)])
             stack.append(("|" if interval else char, here))
+            if len(stack) > MAX_DEPTH:
+                raise _error(
+                    text,
+                    here,
+                    f"more than {MAX_DEPTH} brackets are open here",
+                    f"open at most {MAX_DEPTH} at once: drop redundant brackets or split the formula",
+                )
         elif char in _CLOSE:
             if not stack:
                 raise _error(

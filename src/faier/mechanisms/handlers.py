@@ -22,6 +22,10 @@ T = TypeVar("T", bound=Hashable)
 R = TypeVar("R")
 
 
+class Nondeterministic(MechanismError):
+    """A body gave different draws or results for the same choices (it uses other randomness)."""
+
+
 def guarded(name: str, call: Callable[..., R], *args: object) -> R:
     """``call(*args)`` on user code; its crash becomes a MechanismError naming the mechanism.
 
@@ -29,6 +33,10 @@ def guarded(name: str, call: Callable[..., R], *args: object) -> R:
     """
     try:
         return call(*args)
+    except Nondeterministic as exc:
+        if exc.message.startswith("mechanism "):
+            raise
+        raise Nondeterministic(f"mechanism {name!r} {exc.message}", fix=exc.fix) from exc
     except (BudgetExceeded, MechanismError):
         raise
     except (Exception, SystemExit) as exc:  # user code may raise (or exit) anything
@@ -46,11 +54,23 @@ class Context(Protocol):
         ...
 
 
+NONDETERMINISTIC_FIX = (
+    "make every random choice with ctx.draw (not random, numpy.random, time or a "
+    "global counter): faier reruns the body once per combination of draws"
+)
+
+
 @dataclass
 class _Replay:
-    """Replays a prefix of choice indices and extends it with first choices."""
+    """Replays a prefix of choice indices and extends it with first choices.
+
+    ``drawn`` holds the distribution met at each position of the prefix the
+    first time; a rerun with the same earlier choices must meet the same one,
+    else the body is not deterministic apart from its draws.
+    """
 
     prefix: list[int]
+    drawn: list[tuple[tuple[Hashable, Fraction], ...]] = field(default_factory=list)
     branching: list[int] = field(default_factory=list)
     probability: Fraction = Fraction(1)
     position: int = 0
@@ -60,6 +80,15 @@ class _Replay:
             raise TypeError(f"draw() needs a faier Distribution, got {type(dist).__name__}")
         if self.position >= len(self.prefix):
             self.prefix.append(0)
+        if self.position < len(self.drawn):
+            if self.drawn[self.position] != dist.items:
+                raise Nondeterministic(
+                    f"is not deterministic apart from ctx.draw: draw number {self.position + 1} "
+                    "met a different distribution on a rerun with the same earlier choices",
+                    fix=NONDETERMINISTIC_FIX,
+                )
+        else:
+            self.drawn.append(dist.items)
         index = self.prefix[self.position]
         self.branching.append(len(dist.items))
         outcome, p = dist.items[index]
@@ -71,12 +100,21 @@ class _Replay:
 def enumerate_paths(
     body: Callable[[Context], R], *, max_paths: int | None = None
 ) -> Iterator[tuple[R, Fraction]]:
-    """Every execution of ``body`` with its exact probability (depth-first)."""
+    """Every execution of ``body`` with its exact probability (depth-first).
+
+    The body must be deterministic apart from its draws: each rerun is
+    checked to meet the same distributions along the replayed choices, and
+    the first execution is run twice and must give the same result, else a
+    MechanismError says so (instead of wrong probabilities).
+    """
     prefix: list[int] = []
+    drawn: list[tuple[tuple[Hashable, Fraction], ...]] = []
     count = 0
     while True:
-        ctx = _Replay(prefix=prefix)
+        ctx = _Replay(prefix=prefix, drawn=drawn)
         result = body(ctx)
+        if count == 0:
+            _check_rerun(body, list(prefix[: ctx.position]), list(drawn), result)
         yield result, ctx.probability
         count += 1
         if max_paths is not None and count >= max_paths:
@@ -86,9 +124,31 @@ def enumerate_paths(
         del prefix[depth:]
         while prefix and prefix[-1] + 1 >= ctx.branching[len(prefix) - 1]:
             prefix.pop()
+        del drawn[len(prefix) :]
         if not prefix:
             return
         prefix[-1] += 1
+
+
+def _check_rerun(
+    body: Callable[[Context], R],
+    choices: list[int],
+    drawn: list[tuple[tuple[Hashable, Fraction], ...]],
+    result: R,
+) -> None:
+    """Run the first execution again: the same choices must give the same result."""
+    again = _Replay(prefix=choices, drawn=drawn)
+    repeated = body(again)
+    try:
+        same = bool(repeated == result) and again.position == len(choices)
+    except Exception:  # results without a truth value (arrays): nothing to compare
+        return
+    if not same:
+        raise Nondeterministic(
+            f"is not deterministic apart from ctx.draw: the same draws gave {result!r} and then "
+            f"{repeated!r}",
+            fix=NONDETERMINISTIC_FIX,
+        )
 
 
 def distribution_of(

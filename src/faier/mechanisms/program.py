@@ -141,7 +141,7 @@ class StepProgram(Generic[S, OutT]):
         return guarded(self.name, lambda: self.start(x))
 
     def to_hmm(self, inputs: Sequence[Input] | None = None) -> HMM:
-        """The mechanism as an HMM over merged program states (seed Fig. 2 style).
+        """The mechanism as an HMM over merged program states (FAIER papers Fig. 2 style).
 
         One state per distinct reachable program state (observing ``·``) and
         one per output (observing the output, absorbing); each input is a

@@ -225,7 +225,7 @@ def concat(parts: Sequence[Outputs]) -> Outputs:
 
 @dataclass(frozen=True)
 class Argument:
-    """A public parameter the argument generator chooses (seed §4.4.2).
+    """A public parameter the argument generator chooses (StatDP §4.4.2).
 
     ``role="noise"``: it scales noise; the value with the least noise is taken.
     ``role="branch"``: it decides branches; the value that makes runs on D1

@@ -113,7 +113,8 @@ def truncated_geometric(alpha: Fraction, m: int, center: int) -> Distribution[in
     """The truncated α-geometric mechanism over {0..m} on true answer ``center``.
 
     Interior outputs j get (1-α)/(1+α)·α^|j-center|; the two ends collect the
-    tails, α^center/(1+α) at 0 and α^(m-center)/(1+α) at m (seed §4.1).
+    tails, α^center/(1+α) at 0 and α^(m-center)/(1+α) at m (FAIER papers §4.1,
+    dpCTL* §3.2).
     """
     if not 0 < alpha < 1:
         raise ModelError(f"geometric parameter α = {alpha} must lie strictly between 0 and 1")

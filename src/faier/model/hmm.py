@@ -1,4 +1,4 @@
-"""Hidden Markov models (seed §2) with the forward algorithm.
+"""Hidden Markov models (FAIER papers §2) with the forward algorithm.
 
 States emit an observation, then move: the probability of observing
 ω0…ωk from an initial information state π is Σ_s α_k(s) with
@@ -100,7 +100,7 @@ class HMM:
         return tuple(Fraction(1 if j == i else 0) for j in range(len(self.states)))
 
     def forward(self, initial: Vector, observations: Sequence[str]) -> list[Vector]:
-        """The forward vectors α_0 … α_k for an observation sequence (seed eq. 2, 3)."""
+        """The forward vectors α_0 … α_k for an observation sequence (FAIER papers eqs. 2, 3)."""
         n = len(self.states)
         alphas: list[Vector] = []
         previous: Vector | None = None

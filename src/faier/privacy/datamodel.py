@@ -8,8 +8,9 @@ one).  A secret fixes one cell ("John has A").  The mechanism sees a query of
 the data set (counts per attribute); the comparison for a discriminative
 pair is the query's distribution conditioned on each secret.
 
-The seeds condition on "count ≥ 1" where they mean "John has the disease";
-this module conditions on the secret itself.  docs/DISCREPANCIES.md compares
+The FAIER papers (journal Ex. 4.5 and 6.2, conference Ex. 4 and 5) condition
+on "count ≥ 1" where they mean "John has the disease"; this module conditions
+on the secret itself.  docs/DISCREPANCIES.md compares
 both.
 """
 

@@ -24,7 +24,7 @@ def _as_vector(x: Hashable) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class EveryQuery:
-    """Every query answer may move by at most Δ (counting queries, seeds' Noisy Max)."""
+    """Every query answer may move by at most Δ (counting queries, FAIER's Noisy Max)."""
 
     delta: int = 1
 

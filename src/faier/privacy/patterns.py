@@ -1,4 +1,4 @@
-"""Candidate input pairs: the seed's Table 1 patterns (§4.4.1), scaled by the sensitivity.
+"""Candidate input pairs: the patterns of StatDP §4.4.1, Table 1, scaled by the sensitivity.
 
 Short, human-readable pairs around the all-Δ vector; both orders of each
 pair are tested.  "One above" and "one below" suit histograms (one query

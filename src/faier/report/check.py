@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import decimal
+import math
+import sys
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from rich.console import Console
@@ -28,15 +32,27 @@ def _closeness(c: Closeness) -> str:
     return c.show()
 
 
+def _approx(value: Fraction) -> str:
+    """``≈ 6.1e+601``: a rational past the float range (ε > 709 makes such margins) in Decimal."""
+    with decimal.localcontext() as context:
+        context.prec, context.Emax, context.Emin = 6, decimal.MAX_EMAX, decimal.MIN_EMIN
+        return f"≈ {decimal.Decimal(value.numerator) / value.denominator:.6g}"
+
+
 def _margin(c: Closeness) -> str:
-    return short(c.margin) if c.margin is not None else f"≈ {c.margin_value:.6g}"
+    if c.margin is not None:
+        return short(c.margin) if abs(c.margin) < sys.float_info.max else _approx(c.margin)
+    if c.margin_value >= sys.float_info.max:
+        return f"> {sys.float_info.max:.6g}"
+    return f"≈ {c.margin_value:.6g}"
 
 
 def _loss(loss: Loss | None) -> str:
     if loss is None:
         return ""
     if loss.ratio is not None and len(str(loss.ratio)) > 24:
-        return f"≈ {loss.value:.6g}"
+        ln = math.log(loss.ratio.numerator) - math.log(loss.ratio.denominator)
+        return f"≈ {ln:.6g}"
     return loss.show()
 
 

@@ -200,7 +200,7 @@ def render_bound(report: BoundReport, console: Console) -> None:
 
 
 def plot_pvalues(reports: Sequence[StatReport], path: Path, title: str | None = None) -> None:
-    """p-value curves like the seed's figures: one per report, its claimed ε₀ dashed."""
+    """p-value curves like StatDP's figures (§5): one per report, its claimed ε₀ dashed."""
     if path.suffix.lower() not in PLOT_SUFFIXES:
         raise SpecError(
             f"cannot write a plot to {path.name!r}",

@@ -1,4 +1,4 @@
-"""Distribution mode against brute force and the seeds' numbers."""
+"""Distribution mode against brute force and the FAIER papers' and Noisy Max notes' numbers."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def brute_noisy_max(n: int, ties: str, neighbours: str = "every") -> Fraction | 
     ("n", "ratio"),
     [(2, Fraction(12, 5)), (3, Fraction(24, 7)), (4, Fraction(432, 113))],
 )
-def test_noisy_max_uniform_matches_seeds_and_brute_force(n: int, ratio: Fraction) -> None:
+def test_noisy_max_uniform_matches_papers_and_brute_force(n: int, ratio: Fraction) -> None:
     result = epsilon(Problem("nm", noisy_max(n, "uniform"), DifferentialPrivacy()))
     assert result.epsilon_star is not None
     assert result.epsilon_star.ratio == ratio == brute_noisy_max(n, "uniform")

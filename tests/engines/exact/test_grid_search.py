@@ -25,7 +25,7 @@ from faier.core.problem import Problem
 from faier.engines.exact import distribution_mode, epsilon
 from faier.engines.exact.grid_search import Grid, GridSearch, grid_of, neighbour_minimum
 from faier.engines.exact.losses import worst_outcome
-from faier.errors import InternalError
+from faier.errors import MechanismError
 from faier.mechanisms.handlers import Context
 from faier.mechanisms.inputs import InputSpace
 from faier.mechanisms.library.histogram import histogram
@@ -385,9 +385,9 @@ def test_the_margin_keeps_a_maximum_that_rounds_below_another() -> None:
     assert "2 candidates rechecked exactly" in result.method
 
 
-def test_a_table_that_disagrees_with_the_exact_distribution_is_an_internal_error() -> None:
+def test_a_users_table_that_disagrees_with_the_exact_distribution_is_bad_input() -> None:
     rows = ((F(1, 3), F(2, 3)), (F(2, 3), F(1, 3)))
-    with pytest.raises(InternalError, match="grid table"):
+    with pytest.raises(MechanismError, match=r"'table'.*grid table.*input \(0,\)"):
         epsilon(Problem("lie", table_mechanism((2,), rows, lie=True), DifferentialPrivacy()))
 
 

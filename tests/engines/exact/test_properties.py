@@ -46,7 +46,7 @@ def hmms(draw: st.DrawFn) -> tuple[HMM, int]:
 
 
 def path_sum(hmm: HMM, initial: tuple[Fraction, ...], seq: tuple[int, ...]) -> Fraction:
-    """Seed eq. (1): sum over all state sequences, no forward algorithm."""
+    """FAIER papers eq. (1): sum over all state sequences, no forward algorithm."""
     total = Fraction(0)
     for states in itertools.product(range(len(hmm.states)), repeat=len(seq)):
         p = initial[states[0]] * hmm.emission[states[0]][seq[0]]

@@ -90,7 +90,7 @@ def test_faithful_encoding_on_the_command_line() -> None:
         "verify", "count-contagious-disease", "-e", "ln(2)", "--encoding", "faithful",
         "--solver", "cvc5", code=1,
     )  # fmt: skip
-    assert data["method"].startswith("smt, the seeds' Algorithm 1")
+    assert data["method"].startswith("smt, the FAIER papers' Algorithm 1")
     assert {data["witness"]["p"], data["witness"]["q"]} == {"2/3", "1/6"}
 
 

@@ -1,8 +1,8 @@
 """The SMT engine against the exact engine: same verdicts, witnesses that recompute.
 
 At fixed parameter values both engines answer the same question.  Random
-small HMMs (2–4 states, 2–3 observations, k ≤ 4) are checked with the seeds'
-Algorithm 1 (the solver chooses the sequence) and with the fast encoding;
+small HMMs (2–4 states, 2–3 observations, k ≤ 4) are checked with the FAIER
+papers' Algorithm 1 (the solver chooses the sequence) and with the fast encoding;
 with one unknown parameter the two encodings must agree with each other and
 every synthesized witness must be a violation for the exact engine too.
 """

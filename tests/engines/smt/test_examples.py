@@ -1,8 +1,9 @@
-"""The issue's results on the seeds' examples, each as a built-in example.
+"""The issue's results on the FAIER papers' examples, each as a built-in example.
 
 Every "violated" witness is checked here once more from first principles:
 the brute-force reference recomputes both probabilities at the synthesized
-parameter values.  Expected numbers are the seeds' or exact hand computations.
+parameter values.  Expected numbers are the papers' or exact hand computations
+(example numbers are FAIER journal's unless marked; docs/REFERENCES.md).
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ def test_contagious_a_in_the_family_is_violated_with_synthesized_parameters() ->
     assert result.parametric.region == "violated for every parameter value in the domain"
 
 
-def test_the_seeds_point_for_ex_6_3_is_a_violation() -> None:
+def test_the_journals_point_for_ex_6_3_is_a_violation() -> None:
     half = ["pA=1/2", "pB=1/2", "pC=1/2"]
     result = api.epsilon("most-common-disease-family", params=half)
     assert result.epsilon_star is not None and result.epsilon_star.ratio == F(287, 107)

@@ -21,8 +21,8 @@ def args(name: str, left: list[float], right: list[float]) -> dict[str, Any]:
     return dict(choice.args)
 
 
-def test_the_seeds_example_puts_the_threshold_between_the_answers() -> None:
-    """§4.4.2: SVT on [1,1,1,1,1] vs [2,2,2,2,2]: N = 1 (least noise), T between 1 and 2."""
+def test_statdps_example_puts_the_threshold_between_the_answers() -> None:
+    """StatDP §4.4.2: SVT on [1,1,1,1,1] vs [2,2,2,2,2]: N = 1 (least noise), T between 1 and 2."""
     found = args("svt-laplace", [1.0] * 5, [2.0] * 5)
     assert found == {"N": 1, "T": 1.5}
 

@@ -1,7 +1,7 @@
-"""Testing combined with verification (the seeds' §7.3): certified candidates and bounds on ε*.
+"""Testing combined with verification (FAIER journal §7.3): certified candidates and bounds on ε*.
 
-Expected numbers are the seeds' (discrete Noisy Max, n = 5: 1/5 and
-73/1440, ε* = ln(288/73)) or brute force over every noise draw, written here
+Expected numbers are the FAIER papers' (discrete Noisy Max, n = 5: ε* ≈ 1.372,
+conference §7.2; exactly ln(288/73), from 1/5 and 73/1440) or brute force over every noise draw, written here
 without faier; the journal's Figures 4c/4d observation is reproduced on
 discrete Above Threshold with the exact ε*(K) = K·ln 2 beside it.
 """

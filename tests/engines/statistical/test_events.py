@@ -125,7 +125,7 @@ def test_count_and_value_features() -> None:
     assert maximum[0] == 1.5 and math.isnan(maximum[1]) and maximum[2] == 2.0
 
 
-def test_event_descriptions_read_like_the_seed() -> None:
+def test_event_descriptions_read_like_statdps() -> None:
     count = Condition(Feature(COUNT, category=False), 9, 9, equals=True)
     value = Condition(Feature(MAX), -2.4, 2.4)
     assert Event((count, value)).describe() == "ω.count(False) = 9 and max(ω) ∈ [-2.4, 2.4)"

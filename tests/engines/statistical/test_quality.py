@@ -1,4 +1,4 @@
-"""The seed's qualitative results (StatDP §5, Figs. 2–4) at ε₀ ∈ {0.2, 0.7, 1.5}, as quality tests.
+"""StatDP's qualitative results (§5, Figs. 2–4) at ε₀ ∈ {0.2, 0.7, 1.5}, as quality tests.
 
 Each claim says at which test ε the p-value must fall to α or below
 (evidence of a violation) and at which it must stay above α.  Correct
@@ -7,11 +7,11 @@ histogram within 0.1–0.2 of ε₀; SVT, whose test has less power, at about
 half of ε₀).  Incorrect ones: rejected at and well beyond ε₀.  iSVT 3 is
 rejected at ε₀ and not at 0.45 > 1.75·ε₀ (its true (1+6N)/4·ε₀ for
 ε₀ = 0.2).  iSVT 1 is rejected over the whole range; iSVT 2 up to 0.3 at
-ε₀ = 0.2 and to 1.8 at 0.7 (the seed's Fig. 4c: 0.5 and 2.1) and
+ε₀ = 0.2 and to 1.8 at 0.7 (StatDP Fig. 4c: 0.5 and 2.1) and
 everywhere at 1.5.  iSVT 4 at ε₀ = 0.2 needs more samples than a test run
 affords (its violations are rare), so it is claimed at 0.7 and 1.5 only.
 
-The sample counts are far below the seed's 500 000 / 100 000 to keep the
+The sample counts are far below StatDP's 500 000 / 100 000 (§5.4) to keep the
 suite fast (the sparse vector family gets more: its test has less power);
 the fixed seed makes every run reproducible, and the failure budget allows
 for the claims that sit close to the edge of the test's power at these
@@ -128,7 +128,7 @@ def test_every_suite_mechanism_is_claimed() -> None:
 
 
 @pytest.mark.parametrize("family", list(SAMPLES))
-def test_seed_results_within_failure_budget(family: str) -> None:
+def test_statdp_results_within_failure_budget(family: str) -> None:
     """Each family may use its share of the budget (at least one failure)."""
     chosen = [c for c in CLAIMS if group(c.mechanism) == family]
     failed = [f for c in chosen for f in failures(c)]

@@ -8,20 +8,26 @@ level is a few matrix products per symbol.  Floats only *steer* the search:
   η of the level's float maximum is recomputed exactly; ``state.best`` only
   ever holds exact losses of real transcripts.
 * **Pruning.**  A prefix is dropped when its float bound is below every
-  incumbent it could still beat by more than η, kept when above one by more
-  than η, and decided exactly (its exact forward vectors, the exact bound)
-  in between.
+  incumbent it could still beat by more than ``BAND``·η, kept when above one
+  by more than that, and decided exactly (its exact forward vectors, the
+  exact bound) in between.
 * **Merging.**  Prefixes whose normalised float vectors agree to 12 digits are
   candidates; they are merged only if their exact normalised vectors are
   equal.  A missed merge costs time, never an answer.
 
-Why η is safe: every entry is a sum of non-negative products, so one step
-adds a relative error of at most (n + 2) units of round-off u per entry
-(n states) and normalising one more.  Losses are kept as logarithms: a log
-of a normalised entry or a mass (|log| ≤ 700, see below) is off by at most
-700·u, and adding to a running log ratio of size L by L·u.  After d steps
-the error is below d·(n + 4 + 3·700 + L)·u, and η is 16 times that (at
-least 10⁻⁹).  Supports (which
+Why η bounds the float error (:func:`_margin`): +, × and / are correctly
+rounded (IEEE 754), and every entry is a sum of at most n non-negative
+products, so one step off by at most γ_n = n·u/(1 − n·u) relative (in any
+summation order, with or without fused multiply-adds), the matrix entry's
+own rounding and the normalising division adding u each.  A mass's rounding
+cancels: it divides the vector and is added to the running log ratio.  The
+logarithms (|log| ≤ 700, see below) are the one operation IEEE does not
+round correctly; numpy's are within ``LOG_ULPS`` units in the last place
+(tested against mpmath), so each is off by at most ``LOG_ULPS``·700·u, and
+adding to a running log ratio of size L by L·u.  η is twice the sum over
+the steps, at least 10⁻⁹, and every exact decision audits it: a float
+bound or loss further than η from its exact value is an
+:class:`~faier.errors.InternalError`, never a silent wrong prune.  Supports (which
 entries are zero) are exact as long as nothing underflows: the matrices'
 smallest entry and the normalised vectors' smallest entry are watched, and
 the search hands back to the exact one (:class:`FloatRangeError`) before a
@@ -58,6 +64,7 @@ from faier.engines.exact.sequence_mode import (
     SparseVector,
     _times,
 )
+from faier.errors import InternalError
 from faier.results import Loss, loss_of
 
 UNIT_ROUNDOFF = 2.0**-53
@@ -68,6 +75,10 @@ LOG_RANGE = 700.0
 SMALLEST_PROBABILITY = 1e-20
 """Matrix entries below this are left to the exact search."""
 KEY_DIGITS = 12
+LOG_ULPS = 4
+"""numpy's float64 log is within this many units in the last place (tests check it)."""
+BAND = 4.0
+"""Prunes within BAND·η of an incumbent are decided exactly, not by floats."""
 BEAM_WIDTH = 16
 
 Floats = NDArray[np.float64]
@@ -202,9 +213,21 @@ def _log_growth(growth: list[list[Loss]]) -> Floats:
 
 
 def _margin(depth: int, size: int, log_size: float) -> float:
-    """η after ``depth`` steps over ``size`` states with running log ratios up to ``log_size``."""
-    per_step = size + 4 + 3 * LOG_RANGE + log_size
-    return max(1e-9, 16.0 * (depth + 1) * per_step * UNIT_ROUNDOFF)
+    """η after ``depth`` steps over ``size`` states with running log ratios up to ``log_size``.
+
+    Per step and side: γ_n for the product, u for the matrix entry and u for
+    normalising (relative errors, so as much in log); two logs of masses and
+    two additions to the running log ratio.  The final bound adds two logs
+    and three additions.  Twice the total, as a cushion for the first-order
+    expansion of the log of (1 ± error).
+    """
+    u = UNIT_ROUNDOFF
+    gamma = size * u / (1 - size * u)
+    log_error = LOG_ULPS * LOG_RANGE * u
+    running = (log_size + 3 * LOG_RANGE) * u
+    per_step = 2 * (gamma + 2 * u) + 2 * log_error + 2 * running
+    final = 2 * log_error + 3 * running
+    return max(1e-9, 2.0 * ((depth + 1) * per_step + final))
 
 
 def _normalise(x: Floats, mass: Floats) -> Floats:
@@ -399,11 +422,12 @@ def _record(
     if top + eta < incumbent or (top == incumbent == math.inf):
         return
     threshold = top - 2 * eta if math.isfinite(top) else math.inf
-    for parent in parents[loss >= threshold]:
+    for parent, guess in zip(parents[loss >= threshold], loss[loss >= threshold], strict=True):
         a, b = exact.vectors(depth - 1, int(parent))
         pa = sum(_times(a, exact.system.left[sym]).values(), Fraction(0))
         pb = sum(_times(b, exact.system.right[sym]).values(), Fraction(0))
         found = loss_of(pa, pb)
+        _audit(float(guess), _log_loss(found), eta)
         record = state.best[depth]
         if record is None or found.exceeds(record.loss):
             path = (*exact.path(depth - 1, int(parent)), sym)
@@ -433,22 +457,36 @@ def _prune(
     which = which.reshape(-1)
     surely = np.zeros(len(child.a), dtype=bool)
     maybe = np.zeros(len(child.a), dtype=bool)
+    band = BAND * eta
+    bounds = []
     for r, row in enumerate(rows):
         lowest = min(logs[depth + j] for j, w in zip(remaining, which, strict=True) if w == r)
         bound = _log_bound(child.a, child.b, child.log_ratio, row)
-        surely |= bound - eta > lowest
-        maybe |= bound + eta > lowest
+        bounds.append(bound)
+        surely |= bound - band > lowest
+        maybe |= bound + band > lowest
     keep = surely.copy()
     for i in np.flatnonzero(maybe & ~surely):
         a, b = exact.vectors(depth, int(i))
-        keep[i] = any(
-            (incumbent := best[depth + j]) is None
-            or ratio_bound(a, b, growth[j]).exceeds(incumbent)
-            for j in remaining
-        )
+        for j in remaining:
+            exact_bound = ratio_bound(a, b, growth[j])
+            _audit(float(bounds[which[j - 1]][i]), _log_loss(exact_bound), eta)
+            incumbent = best[depth + j]
+            if incumbent is None or exact_bound.exceeds(incumbent):
+                keep[i] = True
+                break
     counts.pruned += int((~keep).sum())
     counts.cut |= bool((~keep).any())
     return np.flatnonzero(keep)
+
+
+def _audit(guess: float, exact: float, eta: float) -> None:
+    """Check a float log against its exact value: further than η apart breaks the margin."""
+    if math.isfinite(exact) and not abs(guess - exact) <= eta:
+        raise InternalError(
+            f"float64 frontier: a float log {guess!r} is {abs(guess - exact):.3g} from its "
+            f"exact value {exact!r}, beyond the round-off margin {eta:.3g}"
+        )
 
 
 def _may_beat(bound: Loss, incumbent: Loss | None) -> bool:

@@ -3,8 +3,8 @@
 Pruning only bites once a good loss is known at every length.  Two cheap
 sources supply one:
 
-* **StatDP's input patterns** (seed §4.4.1, Table 1; §7.2 notes they find
-  violations fast).  For an interactive mechanism whose answers are whole
+* **StatDP's input patterns** (StatDP §4.4.1, Table 1; FAIER conference §7.2
+  notes they find violations fast).  For an interactive mechanism whose answers are whole
   numbers, each pattern at the horizon's length, shifted to every place it
   fits among the answers and read in both orders, fixes the answer pair of
   every step; the observations stay free, so the run is a search over

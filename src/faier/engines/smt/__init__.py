@@ -1,4 +1,4 @@
-"""The SMT engine: the seeds' Algorithm 1, and a fast per-outcome polynomial encoding.
+"""The SMT engine: the FAIER papers' Algorithm 1, and a fast per-outcome polynomial encoding.
 
 Unknown parameters (a prior's infection rates, an HMM's probabilities) are
 reasoned about over their whole domain with z3 and cvc5, run as a portfolio

@@ -1,10 +1,10 @@
 """Closed forms: each outcome's probability under each prior as a rational function.
 
-These are the seeds' Table 1 (Example 4.5: the mechanism's output
-probabilities without and with John's record, as functions of p), computed
-for any parametric question from the fast encoding's polynomials.  For one
-outcome the loss ε*(θ) = ln max(P/Q, Q/P) is given as a function too, and
-its supremum over the domain by the same search as ``faier epsilon``.
+These are the FAIER papers' Table 1 (journal Ex. 4.5, conference Ex. 4: the
+mechanism's output probabilities without and with John's record, as functions
+of p), computed for any parametric question from the fast encoding's
+polynomials.  For one outcome the loss ε*(θ) = ln max(P/Q, Q/P) is given as a
+function too, and its supremum over the domain by the same search as ``faier epsilon``.
 """
 
 from __future__ import annotations

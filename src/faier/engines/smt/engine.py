@@ -105,7 +105,7 @@ def verify(
             low, _ = ratio_bounds(eps, 15)
             status, finding, reason = faithful.run(question, eps, low, session)
             method = (
-                f"smt, the seeds' Algorithm 1 (k = 1..{question.horizon}, "
+                f"smt, the FAIER papers' Algorithm 1 (k = 1..{question.horizon}, "
                 "observation variables selected by ite)"
             )
             if finding is not None:

@@ -1,4 +1,4 @@
-"""The seeds' Algorithm 1 (PufferfishCheck), encoded as they describe it.
+"""The FAIER papers' Algorithm 1 (PufferfishCheck), encoded as they describe it.
 
 For an HMM, a comparison (π, τ), c = e^ε and a length k, observation
 variables w_0 … w_{k-1} (Int, w_t ∈ Ω) select each step's emission by
@@ -8,7 +8,7 @@ SUM(α_{k-1}) > c·SUM(β_{k-1}) (GT).  sat gives the violating observation
 sequence (and parameter values), unsat proves the comparison private at
 length k.  Looping models are checked for k = 1, 2, … up to the horizon.
 A one-shot program is seen as the HMM whose states are its inputs and whose
-emissions are their exact output distributions (seed Fig. 1c).  Forward
+emissions are their exact output distributions (FAIER papers Fig. 1c).  Forward
 terms that are constant zeros are left out (the solver would simplify them
 away); everything else is as in the pseudocode.
 """
@@ -172,7 +172,7 @@ def pufferfish_check(
         question.variables,
         tuple(assertions),
         (
-            "the seeds' Algorithm 1 (PufferfishCheck)",
+            "the FAIER papers' Algorithm 1 (PufferfishCheck)",
             f"pi: {comparison.left_name}; tau: {comparison.right_name}; c = {ratio}; k = {k}",
             "observations: " + ", ".join(f"{i} = {o}" for i, o in enumerate(hmm.observations)),
         ),

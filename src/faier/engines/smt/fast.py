@@ -4,12 +4,15 @@ For each comparison and outcome one query asks for parameters where
 Pr(ω|π) > e^ε·Pr(ω|τ).  unsat for all of them proves privacy for every
 parameter value in the domain; the first sat gives a witness, kept only
 after its exact recheck.  A decimal ε (transcendental e^ε) is bracketed by
-rationals: unsat below e^ε proves, sat above it refutes, and the bracket is
-tightened when neither settles it.
+rationals lo < e^ε < hi, of relative width and checked exactly: unsat at lo
+proves, sat at hi refutes, and the bracket is tightened when neither settles it.
 """
 
 from __future__ import annotations
 
+import decimal
+import functools
+import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -30,6 +33,7 @@ from faier.engines.smt.smtlib import Query
 from faier.engines.smt.solvers import ModelValue
 from faier.engines.smt.tables import Outcome, Table
 from faier.engines.smt.witness import Checked, candidates, describe, evaluate
+from faier.errors import InternalError
 from faier.privacy.budget import Epsilon
 from faier.results import ParameterValue
 
@@ -37,18 +41,60 @@ if TYPE_CHECKING:
     pass
 
 BRACKET_DIGITS = (15, 40, 80)
+"""Relative widths 10^-digits of the successive brackets around an irrational e^ε."""
+_GUARD_DIGITS = 10
+"""Extra significant digits of the approximation, so the bracket rarely needs recomputing."""
+_BRACKET_TRIES = 4
 
 
-def ratio_bounds(eps: Epsilon, digits: int) -> tuple[Fraction, Fraction]:
-    """Rationals lo < e^ε < hi (equal when e^ε is rational) at about ``digits`` digits."""
+def _magnitude(value: Fraction) -> int:
+    """floor(log10(value)) for value > 0, exactly."""
+    guess = len(str(value.numerator)) - len(str(value.denominator))
+    return guess - 1 if Fraction(10) ** guess > value else guess
+
+
+def _approximate_exp(eps: Epsilon, digits: int) -> Fraction:
+    """e^ε to about ``digits`` significant digits: a guess, checked by the caller."""
+    if eps.rational is not None:
+        with decimal.localcontext() as context:
+            context.prec = digits
+            context.Emax = decimal.MAX_EMAX
+            context.Emin = decimal.MIN_EMIN
+            return Fraction(decimal.Decimal(eps.text.strip()).exp())
     import sympy
 
+    approx = sympy.Rational(sympy.exp(eps.expr).evalf(digits))
+    return Fraction(int(approx.p), int(approx.q))
+
+
+def _widen(centre: Fraction, digits: int) -> tuple[Fraction, Fraction]:
+    """centre ∓ about centre·10^-digits, rounded outwards to digits + 3 significant digits."""
+    unit = Fraction(10) ** (_magnitude(centre) - digits)
+    step = unit / 100
+    low = math.floor((centre - unit) / step) * step
+    high = math.ceil((centre + unit) / step) * step
+    return low, high
+
+
+@functools.lru_cache(maxsize=32)
+def ratio_bounds(eps: Epsilon, digits: int) -> tuple[Fraction, Fraction]:
+    """Rationals lo < e^ε < hi about e^ε·10^-digits apart (lo = hi = e^ε when rational).
+
+    The width is relative: an absolute 10^-digits is narrower than the error of
+    any digits-accurate approximation once e^ε passes 10^10, and an unsat at a
+    lo above e^ε proved a false "holds" (issue 11).  Only a bracket that
+    :meth:`Epsilon.compare_ratio` confirms exactly is returned; otherwise e^ε is
+    recomputed with twice the working precision.
+    """
     if eps.exp_ratio is not None:
         return eps.exp_ratio, eps.exp_ratio
-    approx = sympy.Rational(str(sympy.exp(eps.expr).evalf(digits + 10)))
-    centre = Fraction(int(approx.p), int(approx.q))
-    width = Fraction(1, 10**digits)
-    return centre - width, centre + width
+    working = digits + _GUARD_DIGITS
+    for _ in range(_BRACKET_TRIES):
+        low, high = _widen(_approximate_exp(eps, working), digits)
+        if eps.compare_ratio(low) < 0 < eps.compare_ratio(high):
+            return low, high
+        working *= 2
+    raise InternalError(f"no rational bracket of e^{eps} at {digits} digits could be confirmed")
 
 
 @dataclass(frozen=True)

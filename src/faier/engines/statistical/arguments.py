@@ -1,4 +1,4 @@
-"""The argument generator (seed §4.4.2): values for a mechanism's public arguments.
+"""The argument generator (StatDP §4.4.2): values for a mechanism's public arguments.
 
 Two heuristics, per input pair (D1, D2):
 

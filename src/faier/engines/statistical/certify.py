@@ -2,8 +2,8 @@
 
 The tester only estimates.  Where the mechanism has a discrete model, the
 exact engine computes both probabilities of a candidate (D1, D2, E) as
-rationals, so each tested ε gets a definite answer (the journal seed's
-Figure 4e discussion): the candidate is a *real* counterexample when
+rationals, so each tested ε gets a definite answer (FAIER journal §7.3.1, its
+Fig. 4e discussion): the candidate is a *real* counterexample when
 P(D1 ∈ E) > e^ε·P(D2 ∈ E) exactly, and *spurious* otherwise.
 
 * One-shot programs: the exact engine's distribution mode gives (P, Q) for

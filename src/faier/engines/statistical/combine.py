@@ -1,4 +1,4 @@
-"""Testing and verification combined (the seeds' §7.3): certify candidates, bound ε*.
+"""Testing and verification combined (FAIER journal §7.3): certify candidates, bound ε*.
 
 * :func:`certify`: every candidate (D1, D2, E) the tester used, with both
   probabilities computed exactly; real or spurious at its ε.  The largest
@@ -6,8 +6,9 @@
   when it exceeds it (verdict *violated*, witness recomputed exactly).
 * :func:`bound`: the tester's interval (the largest rejected ε and the next
   grid point), then for a discrete model the exact ε* from the exact engine
-  (or, as in the seeds' Algorithms 4 and 5, bisection over that interval
-  with the exact engine's verdicts, to a requested precision); for a black
+  (or, as in FAIER conference Algorithm 4 / journal Algorithm 5, bisection
+  over that interval with the exact engine's verdicts, to a requested
+  precision); for a black
   box, the tester's confidence interval of the selected event's loss, whose
   lower end is a lower bound on ε* with that confidence.
 """

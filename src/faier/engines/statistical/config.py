@@ -59,7 +59,7 @@ def parse_epsilons(text: str, where: str = "--epsilons") -> tuple[float, ...]:
 
 @dataclass(frozen=True)
 class Config:
-    """Sample sizes (the seed's 500 000 / 100 000), thinnings, α, seed and workers."""
+    """Sample sizes (StatDP §5.4: 500 000 / 100 000), thinnings, α, seed and workers."""
 
     claimed: float | None
     epsilons: tuple[float, ...] = parse_epsilons(DEFAULT_GRID)

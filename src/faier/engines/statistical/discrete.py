@@ -8,7 +8,7 @@ transcript distribution; drawing n outputs from such a table is one
 ``searchsorted`` over n uniforms.  When a table would be too large the
 tester falls back to one run per sample (:class:`LoopRun`).
 
-The noise-free run of the seed's Hamming-distance events is the run in
+The noise-free run of StatDP's Hamming-distance events (§4.3) is the run in
 which every draw takes its most likely outcome (for truncated geometric
 noise: the true answer).
 """

@@ -1,6 +1,6 @@
 """Events: the sets of outputs the test counts, and counting thousands of them at once.
 
-The search space follows the seed (§4.3) by output type, inferred from *all*
+The search space follows StatDP §4.3 by output type, inferred from *all*
 selection samples (the public StatDP code types each output column from one
 run, so an iSVT 4 run that happens to start with ``False`` turns its floats
 into bools and the test reports p = 1):

@@ -1,4 +1,4 @@
-"""Argument choice by concolic execution and z3's optimiser (MaxSMT): the seed's §4.4.2.
+"""Argument choice by concolic execution and z3's optimiser (MaxSMT): StatDP §4.4.2.
 
 For one input pair: run the scalar definition on D1 and on D2 with the
 arguments symbolic and every draw 0 (:mod:`.symbolic`); fix the noise

@@ -120,4 +120,9 @@ class Pool:
     def __exit__(self, *exc: Any) -> None:
         if self.executor is not None:
             interrupted = exc[0] is not None
+            if interrupted:
+                # A worker may be stuck in a mechanism that never returns (the reason
+                # a deadline fired): stop the processes instead of waiting for them.
+                for process in list(getattr(self.executor, "_processes", {}).values()):
+                    process.terminate()
             self.executor.shutdown(wait=not interrupted, cancel_futures=interrupted)

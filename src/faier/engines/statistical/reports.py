@@ -121,6 +121,8 @@ class StatReport:
     seconds: float
     cpu_seconds: float
     interrupted: str | None = None
+    timed_out: bool = False
+    """The run stopped at ``--timeout`` (then ``interrupted`` says where): unknown, not 130."""
     notes: tuple[str, ...] = field(default=())
     claim: str = ""
 
@@ -134,6 +136,8 @@ class StatReport:
     @property
     def exit_code(self) -> int:
         """0 when every ε was tested (p-values are evidence, not a verdict); 130 if interrupted."""
+        if self.timed_out:
+            return ExitCode.UNKNOWN
         return ExitCode.INTERRUPTED if self.interrupted else ExitCode.HOLDS
 
     def point_at(self, epsilon: float | None) -> EpsilonPoint | None:

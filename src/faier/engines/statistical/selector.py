@@ -1,11 +1,11 @@
-"""Event selection (seed §4.3): the candidate (D1, D2, E) most likely to show a violation.
+"""Event selection (StatDP §4.3): the candidate (D1, D2, E) most likely to show a violation.
 
 Counts of every event on every side come from the selection samples, once;
 they do not depend on ε, so choosing at another ε costs only arithmetic.
 At each ε every ordered pair and event is scored by the z statistic of the
 thinned comparison (c1·e^-ε against c2: the normal approximation of the
 thinned Fisher test, whose p-value is monotone in it), and events with fewer
-than 0.001·n·e^ε hits in all are dropped (the seed's footnote 3: too noisy).
+than 0.001·n·e^ε hits in all are dropped (StatDP §4.3, footnote 3: too noisy).
 
 With thousands of events some look strong by chance, and a chance winner
 fails on fresh samples.  So the selection samples are counted in two
@@ -35,7 +35,7 @@ FloatArray = npt.NDArray[np.float64]
 TOP = 64
 """Candidates re-scored on each half of the selection samples."""
 FILTER = 0.001
-"""The seed's count filter: an event needs 0.001·n·e^ε hits on the two sides together."""
+"""StatDP's count filter: an event needs 0.001·n·e^ε hits on the two sides together."""
 
 
 @dataclass(frozen=True)

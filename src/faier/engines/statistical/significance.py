@@ -1,4 +1,4 @@
-"""StatDP's hypothesis test (seed §4.2) and a confidence interval for one event's loss.
+"""StatDP's hypothesis test (§4.2) and a confidence interval for one event's loss.
 
 H0: p1 ≤ e^ε·p2, where c1 ~ Bin(n1, p1) and c2 ~ Bin(n2, p2) count the runs on
 D1 and D2 that land in the event E.  Thinning c1 to c̃1 ~ Bin(c1, e^-ε) gives
@@ -7,7 +7,7 @@ parameter or c̃1 the smaller one", and Fisher's exact test decides that:
 p = P(X ≥ c̃1) for X ~ Hypergeom(n1 + n2, n1, c̃1 + c2).
 
 Guarantee: for one thinning, P(p ≤ α | H0) ≤ α.  The reported p-value is the
-mean over ``thinnings`` independent thinnings (the seed's variance
+mean over ``thinnings`` independent thinnings (StatDP §4.2's variance
 reduction).  A mean of valid p-values is only guaranteed valid at level 2α
 (twice the mean always is a valid p-value, Vovk and Wang 2020); under H0 the
 mean is in fact more conservative than one thinning, which the tests measure.

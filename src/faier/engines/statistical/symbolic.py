@@ -1,6 +1,6 @@
 """Concolic execution of a scalar mechanism: concrete runs that record symbolic branches.
 
-The argument generator (seed §4.4.2) needs, for a pair of inputs, the branch
+The argument generator (StatDP §4.4.2) needs, for a pair of inputs, the branch
 conditions a run takes as formulas over the mechanism's public arguments,
 with every noise draw set to 0, and the noise scales as formulas too.  A
 :class:`Sym` carries a concrete value (so ordinary Python control flow runs)

@@ -1,4 +1,4 @@
-"""The counterexample detector (seed Algorithm 1) over a grid of ε.
+"""The counterexample detector (StatDP Algorithm 1) over a grid of ε.
 
 1. Selection samples: ``selection_samples`` runs of every side.  Output
    types are inferred from all of them, the event space is built, and every
@@ -42,6 +42,7 @@ from faier.engines.statistical.reports import (
 from faier.engines.statistical.selector import Counts, Selection, select, select_loss
 from faier.engines.statistical.significance import loss_interval, thinned_pvalue
 from faier.engines.statistical.subjects import Pair, Subject
+from faier.errors import BudgetExceeded
 from faier.mechanisms.sampled import Outputs, concat
 
 TEST_STREAM = 2
@@ -123,6 +124,7 @@ def run(subject: Subject, config: Config, progress: Progress | None = None) -> S
     entropy = config.seed if config.seed is not None else _fresh_entropy()
     state = _Run([])
     interrupted = None
+    timed_out = False
     workers = 1
     try:
         with Pool(subject, entropy, config.workers) as pool:
@@ -130,6 +132,8 @@ def run(subject: Subject, config: Config, progress: Progress | None = None) -> S
             _detect(subject, config, entropy, pool, report, state)
     except KeyboardInterrupt:
         interrupted = f"interrupted while {state.stage}"
+    except BudgetExceeded as stop:
+        interrupted, timed_out = f"{stop.reason} while {state.stage}", True
     return StatReport(
         target=subject.name,
         title=subject.title,
@@ -154,6 +158,7 @@ def run(subject: Subject, config: Config, progress: Progress | None = None) -> S
         seconds=time.perf_counter() - wall,
         cpu_seconds=_cpu() - cpu,
         interrupted=interrupted,
+        timed_out=timed_out,
         notes=subject.notes,
         claim=config.claim,
     )

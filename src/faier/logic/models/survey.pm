@@ -1,4 +1,4 @@
-// The seed's survey mechanism (Fig. 1) in PRISM; p is the probability of answering truthfully.
+// The survey mechanism of dpCTL* (§3.1, Fig. 1) in PRISM; p is the probability of answering truthfully.
 //   faier check src/faier/logic/models/survey.pm --set p=1/2 --neighbors '@pos~@neg' \
 //       -f 'D{ln(3), 0}[X out1] & D{ln(3), 0}[X out0]'
 dtmc

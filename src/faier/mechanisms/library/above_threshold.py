@@ -1,9 +1,9 @@
-"""Discrete Above Threshold (seed Algorithm 4, Fig. 3).
+"""Discrete Above Threshold (FAIER journal Algorithm 4, conference Algorithm 3; Fig. 3).
 
 The threshold t (public, in {0..m}) gets truncated α_t-geometric noise once;
 each query answer r in {0..m} gets fresh truncated α_q-geometric noise.  The
 mechanism reports ⊥ while the noisy answer stays below the noisy threshold
-and halts with ⊤ at the first one that reaches it.  The seeds expect
+and halts with ⊤ at the first one that reaches it.  The FAIER papers expect
 4·ln 2-DP from the continuous proof (α_t = 1/4, α_q = 1/2); the discrete
 mechanism has no finite ε at all.
 """

@@ -1,4 +1,4 @@
-"""The truncated α-geometric mechanism over {0..m} (seed §4.1, Fig. 1)."""
+"""The truncated α-geometric mechanism over {0..m} (FAIER papers §4.1, Fig. 1)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,11 @@
-"""Discrete Noisy Max (seed Algorithms 2 and 3, Noisy Max notes).
+"""Discrete Noisy Max (FAIER journal Algorithms 2 and 3, Noisy Max notes).
 
 Each of n query answers in {0..m} gets truncated α-geometric noise; the
 mechanism reports the index of a maximal noisy answer (``ties="first"``:
-the first one, seed Algorithm 2; ``ties="uniform"``: a uniformly random one,
-Algorithm 3) or the maximal noisy value itself (``ties="value"``, the notes'
-Algorithm "wrong version").  Written as a step program over the state
+the first one, FAIER journal Algorithm 2; ``ties="uniform"``: a uniformly
+random one, journal Algorithm 3 = conference Algorithm 2) or the maximal noisy
+value itself (``ties="value"``, the notes' "Wrong Version of Noisy Max",
+Ex. 7.2).  Written as a step program over the state
 (position, running max, chosen index, number of ties), so a run on one input
 visits O(n²·m) states instead of (m+1)^n noise vectors.
 

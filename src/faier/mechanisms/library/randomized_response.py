@@ -1,4 +1,4 @@
-"""Randomized response: the survey mechanism (dpCTL* seed, §2)."""
+"""Randomized response: the survey mechanism (dpCTL* §3.1, Fig. 1)."""
 
 from __future__ import annotations
 

@@ -41,7 +41,8 @@ defaults for every variant (1/4 and 1/2: the svt row at β = 1/2, N = 1, i.e.
 ε₀ = 4·ln 2, which is also discrete Above Threshold's noise), so that at the
 defaults the variants differ only in structure; :func:`paper_alphas` gives
 each variant's own calibration for a β and N.  The paper runs SVT with
-N = 1 (§5.4), which is the default cutoff.
+N = 1 (its argument generator's least-noise choice, §4.4.2), which is the
+default cutoff.
 
 Because both noises are truncated to {0..m}, the threshold-shift argument
 behind SVT's proof fails at the ends (a noisy threshold at m cannot move

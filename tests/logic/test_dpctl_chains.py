@@ -1,4 +1,4 @@
-"""The seed's Markov chain results (§6), pinned exactly and recomputed by brute force."""
+"""dpCTL*'s Markov chain results (§6, on the models of §3), pinned exactly and by brute force."""
 
 from __future__ import annotations
 

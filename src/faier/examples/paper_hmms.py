@@ -1,7 +1,8 @@
-"""The seeds' hidden Markov models, built exactly: Fig. 1c and Fig. 2.
+"""The FAIER papers' hidden Markov models, built exactly: Fig. 1c and Fig. 2.
 
-The Pufferfish examples with unknown priors use the models the seeds
-verified, so the seeds' Algorithm 1 runs on the very HMMs of the papers:
+The Pufferfish examples with unknown priors use the models the FAIER papers
+verified, so their Algorithm 1 runs on the very HMMs of the papers
+(docs/REFERENCES.md):
 
 * Fig. 1c: the truncated α-geometric mechanism on a count in {0..m}; the
   state is the true count and emits the noisy count (horizon 1).
@@ -30,7 +31,7 @@ START = "start"
 
 @functools.lru_cache(maxsize=8)
 def geometric_hmm(alpha: Fraction = Fraction(1, 2), m: int = 2) -> HMM:
-    """Seed Fig. 1c: states are true counts, observations the noisy counts ``j~``."""
+    """FAIER papers Fig. 1c: states are true counts, observations the noisy counts ``j~``."""
     states = tuple(str(x) for x in range(m + 1))
     observations = tuple(f"{j}~" for j in range(m + 1))
     emission = tuple(
@@ -61,11 +62,11 @@ def _reported(noisy: tuple[int, ...], ties: str, m: int) -> tuple[Fraction, ...]
 def noisy_max_hmm(
     n: int = 3, ties: str = "uniform", alpha: Fraction = Fraction(1, 2), m: int = 2
 ) -> HMM:
-    """Seed Fig. 2: discrete Noisy Max as a two-layer HMM.
+    """FAIER papers Fig. 2: discrete Noisy Max as a two-layer HMM.
 
     The bottom states observe the reported index ``1``..``n`` (ties uniform or
     first), or with ``ties="value"`` the maximal noisy value ``0~``..``m~``
-    (the notes' "wrong version").
+    (the Noisy Max notes' "Wrong Version of Noisy Max", Ex. 7.2).
     """
     if ties not in ("uniform", "first", "value"):
         raise SpecError(f"unknown tie rule {ties!r}", fix="choose uniform, first or value")
