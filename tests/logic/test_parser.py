@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
+import faier.cli.main  # noqa: F401  (registers the commands on the app)
+from faier.cli.common import app
 from faier.errors import SpecError
-from faier.logic.parser import FormulaError, parse, parse_formula
+from faier.logic.parser import MAX_DEPTH, FormulaError, parse, parse_formula
 from faier.logic.printer import format_formula, format_label
 from faier.logic.syntax import (
     And,
@@ -203,3 +207,82 @@ def test_printer_round_trips(formula: Formula) -> None:
 def test_queries_round_trip(path: Formula, kind: str) -> None:
     query = Prob(path, Query(kind))  # type: ignore[arg-type]
     assert parse(format_formula(query)) == query
+
+
+# nesting: MAX_DEPTH operators and brackets, refused past it ------------------------
+
+
+def _chain(op: str, operators: int, leaf: str = "out1") -> str:
+    return f" {op} ".join([leaf] * (operators + 1))
+
+
+AT_LIMIT = {
+    "negations": "!" * MAX_DEPTH + "true",
+    "brackets": "(" * MAX_DEPTH + "true" + ")" * MAX_DEPTH,
+    "conjunctions": _chain("&", MAX_DEPTH),
+    "implications": _chain("->", MAX_DEPTH),
+    "until": "P>=0 [" + _chain("U", MAX_DEPTH - 1, "true") + "]",
+    "next": "P>=0 [" + "X " * (MAX_DEPTH - 1) + "out1]",
+    "D in D": "D{1, 0}[" * MAX_DEPTH + "out1" + "]" * MAX_DEPTH,
+    "P in P": "P>=0 [" * MAX_DEPTH + "out1" + "]" * MAX_DEPTH,
+    "ε arithmetic": "D{" + "+".join(["1"] * MAX_DEPTH) + ", 0}[out1]",
+    "mixed": "!(" * 100 + "D{" + "+".join(["1/1000"] * 99) + ", 0}[out1]" + ")" * 100,
+}
+
+
+@pytest.mark.parametrize("text", AT_LIMIT.values(), ids=AT_LIMIT.keys())
+def test_formulas_at_the_nesting_limit_parse_and_print(text: str) -> None:
+    formula = parse(text)
+    assert parse(format_formula(formula)) == formula
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "message"),
+    [
+        ("!" * (MAX_DEPTH + 1) + "true", "formula, column 201", "operators are nested"),
+        ("!" * 2000 + "true", "formula, column 201", "operators are nested"),
+        ("(" * 2000 + "true" + ")" * 2000, "formula, column 201", "brackets are open"),
+        (_chain("&", MAX_DEPTH + 1), "formula, column 6", "operators are nested"),
+        (_chain("&", 3000), "formula, column 19599", "operators are nested"),
+        ("D{" + "+".join(["1"] * 2000) + ", 0}[out1]", "formula, column 3603", "operators are"),
+        ("!\n" * (MAX_DEPTH + 1) + "true", "formula, line 201, column 1", "operators are"),
+        ("D{1, 0}[" * (MAX_DEPTH + 1) + "out1" + "]" * 201, "formula, column 1602", "brackets"),
+    ],
+)
+def test_nesting_past_the_limit_is_a_located_error(text: str, where: str, message: str) -> None:
+    """The column is the outermost operator (or bracket) past the limit, found without recursion."""
+    with pytest.raises(FormulaError) as caught:
+        parse(text)
+    assert caught.value.where == where
+    assert f"more than {MAX_DEPTH} {message}" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("model", "text", "code"),
+    [
+        ("survey", AT_LIMIT["negations"], 0),
+        ("survey", AT_LIMIT["conjunctions"], 1),
+        ("survey", AT_LIMIT["next"], 0),
+        ("survey", AT_LIMIT["D in D"], 0),
+        ("survey", AT_LIMIT["P in P"], 0),
+        ("survey", AT_LIMIT["ε arithmetic"], 0),
+        ("survey", AT_LIMIT["mixed"], 0),
+        ("interactive-survey", "D{ln(4), 0}[" * 199 + "out1" + "]" * 199, 0),
+        ("interactive-survey", "D{ln(4), 0}[" + "X " * (MAX_DEPTH - 1) + "out1]", 0),
+    ],
+)
+def test_formulas_at_the_nesting_limit_check(model: str, text: str, code: int) -> None:
+    result = CliRunner().invoke(app, ["check", model, "-f", text, "--json"])
+    assert result.exit_code == code, result.output
+    assert json.loads(result.stdout)["verdict"] == ("holds" if code == 0 else "violated")
+
+
+@pytest.mark.parametrize(
+    "text", ["!" * 2000 + "true", "(" * 2000 + "true" + ")" * 2000, _chain("|", 2000)]
+)
+def test_deep_formulas_are_bad_input_in_the_cli(text: str) -> None:
+    result = CliRunner().invoke(app, ["check", "survey", "-f", text])
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: formula, column ")
+    assert "Traceback" not in result.output and result.stdout == ""

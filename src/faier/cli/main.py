@@ -205,9 +205,7 @@ def demo(as_json: JsonOption = False) -> None:
     many queries (FAIER journal §6.3).  docs/REFERENCES.md cites the papers.
     """
     rows = []
-    table = Table(
-        title="faier: FAIER journal Table 2, recomputed exactly", title_justify="left"
-    )
+    table = Table(title="faier: FAIER journal Table 2, recomputed exactly", title_justify="left")
     for column in (
         "mechanism",
         "privacy scenario",

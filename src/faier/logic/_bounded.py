@@ -36,9 +36,12 @@ Row = Mapping[str, Fraction]
 
 
 def _not(value: Rest) -> Rest:
+    """Negation; a negated state formula stays whole, since ``sat`` may know only it."""
     if isinstance(value, bool):
         return not value
-    return value.operand if isinstance(value, Not) else Not(value)
+    if isinstance(value, Not) and not is_state_formula(value):
+        return value.operand
+    return Not(value)
 
 
 def _and(left: Rest, right: Rest) -> Rest:

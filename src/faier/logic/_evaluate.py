@@ -25,6 +25,7 @@ from faier.logic._mdp import recheck as mdp_recheck
 from faier.logic._storm import Optimum, StormSystem
 from faier.logic.models import LogicModel
 from faier.logic.outcome import Closeness, OperatorRow
+from faier.logic.parser import make_room
 from faier.logic.printer import format_formula
 from faier.logic.syntax import (
     And,
@@ -82,6 +83,7 @@ class Evaluator:
     ) -> None:
         """``focus`` and ``root``: only the focus states are needed for the P/D operators
         of ``root`` outside any path formula (an MDP's D then compares only their pairs)."""
+        make_room()
         self.model = model
         self.system = model.system
         self.states = model.system.states

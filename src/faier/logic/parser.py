@@ -15,10 +15,12 @@ evaluating, printing), so a deeper formula would exhaust Python's stack.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
+from types import FrameType
 from typing import Any, TypeVar
 
 from lark import Lark, Token, Transformer, Tree, v_args
@@ -148,6 +150,26 @@ _NESTING = frozenset(
 )
 """Parse-tree nodes that count one level towards :data:`MAX_DEPTH`."""
 
+FRAMES_PER_LEVEL = 8
+"""Python frames the deepest recursive pass spends per level (the evaluator: six for a D in a D)."""
+
+
+def make_room() -> None:
+    """Raise Python's recursion limit so that a formula nested MAX_DEPTH deep can be evaluated.
+
+    At six frames per level the evaluator needs more than the default 1000
+    at 200 levels.  The limit is raised, never lowered, so that a check
+    running in another thread is not cut short.
+    """
+    depth = 0
+    frame: FrameType | None = sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    needed = depth + FRAMES_PER_LEVEL * MAX_DEPTH + 100
+    if sys.getrecursionlimit() < needed:
+        sys.setrecursionlimit(needed)
+
+
 KEYWORDS = frozenset({"U", "X", "F", "G", "true", "false", "P", "Pmin", "Pmax", "D", "in"})
 """Words that cannot be bare labels; quote such a label: ``"F"``."""
 
@@ -246,6 +268,7 @@ def parse_formula(text: str, *, path: bool = False) -> ParsedFormula:
     except UnexpectedInput as exc:
         raise _syntax_error(text, exc) from None
     _check_depth(text, tree)
+    make_room()
     builder = _Builder(text)
     try:
         formula = builder.transform(tree)
@@ -296,8 +319,8 @@ def _check_depth(text: str, tree: Tree[Token]) -> None:
                     text,
                     _tree_position(node),
                     f"more than {MAX_DEPTH} operators are nested here",
-                    f"nest at most {MAX_DEPTH} (a chain a & b & c nests one per operator): "
-                    "split the formula",
+                    f"split the formula: at most {MAX_DEPTH} levels, "
+                    "and a chain a & b & c counts one per operator",
                 )
         stack.extend((child, depth) for child in reversed(node.children) if isinstance(child, Tree))
 
@@ -344,7 +367,7 @@ def _check_brackets(text: str) -> None:
                     text,
                     here,
                     f"more than {MAX_DEPTH} brackets are open here",
-                    f"open at most {MAX_DEPTH} at once: drop redundant brackets or split the formula",
+                    f"open at most {MAX_DEPTH} at once: drop redundant ones or split the formula",
                 )
         elif char in _CLOSE:
             if not stack:

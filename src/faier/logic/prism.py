@@ -4,14 +4,16 @@ The built model becomes a faier :class:`MarkovChain` or :class:`MDP`, so
 rows are checked to sum to 1 exactly (Storm builds PRISM commands whose
 probabilities do not) and every state gets a readable name: its variable
 valuation, ``s=0`` or ``s=0,b=true``.  Undefined constants are given with
-``--set NAME=VALUE``.
+``--set NAME=VALUE``; values that make a probability negative or a variable's
+range empty are input errors naming the constants, not Storm's raw message.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,106 @@ from faier.model.probability import parse_number
 
 SUFFIXES = (".pm", ".prism", ".nm")
 _PARSE_ERROR = re.compile(r"Parsing error at (\d+):(\d+):\s*(.*?),? here:", re.DOTALL)
+_NEGATIVE = re.compile(r"negative probabilities in '(.*)' are not allowed", re.DOTALL)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True)
+class _Given:
+    """The constants set with --set, so that a model Storm rejects names the values at fault."""
+
+    source: str
+    values: Mapping[str, str]
+    kinds: Mapping[str, str]
+
+    def show(self, names: Iterable[str]) -> str:
+        """``PF=1.3, badC=1`` for the given names (in --set order)."""
+        chosen = set(names)
+        return ", ".join(f"{n}={v}" for n, v in self.values.items() if n in chosen)
+
+    def makes(self, names: list[str]) -> str:
+        """``--set PF=1.3 makes`` / ``--set a=1, b=2 make``."""
+        return f"--set {self.show(names)} {'makes' if len(names) == 1 else 'make'}"
+
+    def named_in(self, text: str) -> list[str]:
+        """The set constants that ``text`` (an expression) mentions."""
+        found = set(_NAME.findall(text))
+        return [name for name in self.values if name in found]
+
+    def out_of_unit(self) -> list[str]:
+        """Real (double) constants set outside [0, 1]: likely probabilities given out of range."""
+        out = []
+        for name, text in self.values.items():
+            if self.kinds.get(name) not in ("int", "bool") and not 0 <= parse_number(text)[0] <= 1:
+                out.append(name)
+        return out
+
+    def _probability_fix(self, names: list[str], rule: str) -> str:
+        wrong = [name for name in names if name in self.out_of_unit()]
+        if wrong:
+            return f"give {' and '.join(wrong)} a value in [0, 1]"
+        return f"choose {', '.join(names)} so that {rule}"
+
+    def negative(self, expression: str, value: Fraction | None = None) -> ModelError:
+        """A probability expression of the model that the constants make negative."""
+        names = self.named_in(expression) or self.out_of_unit() or list(self.values)
+        equal = "" if value is None else f" (= {value})"
+        return ModelError(
+            f"{self.makes(names)} the probability {expression} negative{equal}",
+            where=self.source,
+            fix=self._probability_fix(names, f"{expression} ≥ 0"),
+        )
+
+    def above_one(self, expression: str, value: Fraction) -> ModelError:
+        """A probability expression of the model that the constants make larger than 1."""
+        names = self.named_in(expression) or self.out_of_unit() or list(self.values)
+        return ModelError(
+            f"{self.makes(names)} the probability {expression} exceed 1 (= {value})",
+            where=self.source,
+            fix=self._probability_fix(names, f"{expression} ≤ 1"),
+        )
+
+    def bad_probability(self, value: Fraction, origin: str, target: str) -> ModelError:
+        """A built transition probability outside [0, 1] (a state-dependent expression)."""
+        where = f"from {origin} to {target}"
+        if not self.values:
+            return ModelError(
+                f"a transition probability is {value} ({where})",
+                where=self.source,
+                fix="probabilities lie in [0, 1]",
+            )
+        names = self.out_of_unit() or list(self.values)
+        return ModelError(
+            f"{self.makes(names)} a transition probability {value} ({where})",
+            where=self.source,
+            fix=self._probability_fix(names, "every probability lies in [0, 1]"),
+        )
+
+    def empty_range(self, variable: str, low: str, high: str) -> ModelError:
+        """A variable whose range [low..high] the constants made empty."""
+        names = self.named_in(f"{low} {high}") or list(self.values)
+        return ModelError(
+            f"{self.makes(names)} the range of {variable}, [{low}..{high}], empty",
+            where=self.source,
+            fix=f"choose {', '.join(names)} so that {low} ≤ {high}",
+        )
+
+    def zero_divisor(self, division: str, divisor: str) -> ModelError:
+        """A division by zero once the constants are substituted (Storm would crash: SIGFPE)."""
+        names = self.named_in(divisor) or list(self.values)
+        return ModelError(
+            f"{self.makes(names)} {division} divide by zero",
+            where=self.source,
+            fix=f"choose {', '.join(names)} so that {divisor} ≠ 0",
+        )
+
+    def rejected(self, exc: RuntimeError) -> ModelError:
+        """Any other refusal by Storm, with the values that led to it."""
+        return ModelError(
+            f"Storm rejects the model with --set {self.show(self.values)}: {_storm_message(exc)}",
+            where=self.source,
+            fix="check the values given with --set",
+        )
 
 
 def load_prism(path: str | Path, constants: Mapping[str, str] | None = None) -> LogicModel:
@@ -49,15 +151,18 @@ def load_prism(path: str | Path, constants: Mapping[str, str] | None = None) -> 
         raise ModelError(
             f"a {kind} model", where=source, fix="faier checks dpCTL* on DTMCs and MDPs only"
         )
-    program = _define(program, dict(constants or {}), source)
+    kinds = {c.name: str(c.type) for c in program.constants if not c.defined}
+    given = _Given(source, dict(constants or {}), kinds)
+    defined = _define(program, given)
+    _check_probabilities(program, defined, given)
     try:
-        built = sp.build_model[sp.Rational](program, options=sp.BuilderOptions(build_full=True))
+        built = sp.build_model[sp.Rational](defined, options=sp.BuilderOptions(build_full=True))
     except RuntimeError as exc:
-        raise ModelError(_storm_message(exc), where=source) from None
+        raise _build_error(exc, program, defined, given) from None
     names = _state_names(built)
     labels = {names[s.id]: frozenset(label for label in s.labels) for s in built.states}
     initial = tuple(names[i] for i in built.initial_states)
-    system = _convert(built, names, labels, kind, source)
+    system = _convert(built, names, labels, kind, given)
     return logic_model(
         Path(path).stem,
         system,
@@ -72,8 +177,62 @@ def _storm_message(exc: Exception) -> str:
     return text.split("Note that the used API")[0].strip()
 
 
-def _define(program: Any, given: dict[str, str], source: str) -> Any:
+def _integer_bounds(program: Any) -> dict[str, tuple[Any, Any]]:
+    """Every integer variable's lower and upper bound expressions, by name."""
+    variables = list(program.global_integer_variables)
+    for module in program.modules:
+        variables.extend(module.integer_variables)
+    return {v.name: (v.lower_bound_expression, v.upper_bound_expression) for v in variables}
+
+
+def _check_probabilities(program: Any, defined: Any, given: _Given) -> None:
+    """Every update probability that the constants alone fix must lie in [0, 1].
+
+    Storm itself refuses only some negative ones, with its own wording; a
+    value out of range is named with the expression as written in the file.
+    The instantiated program keeps the modules, commands and updates in order;
+    where it does not, the rows are still checked once built.
+    """
+    if not given.values:
+        return
+    for written, module in zip(program.modules, defined.modules, strict=False):
+        commands = list(module.commands)
+        if written.name != module.name or len(written.commands) != len(commands):
+            return
+        for text_command, command in zip(written.commands, commands, strict=True):
+            if len(text_command.updates) != len(command.updates):
+                return
+            for text_update, update in zip(text_command.updates, command.updates, strict=True):
+                expression = update.probability_expression
+                if expression.contains_variables():
+                    continue
+                value = to_fraction(expression.evaluate_as_rational())
+                shown = str(text_update.probability_expression)
+                if value < 0:
+                    raise given.negative(shown, value)
+                if value > 1:
+                    raise given.above_one(shown, value)
+
+
+def _build_error(exc: RuntimeError, program: Any, defined: Any, given: _Given) -> ModelError:
+    """Storm's refusal to build, as a located error; an empty range names its constants."""
+    if not given.values:
+        return ModelError(_storm_message(exc), where=given.source)
+    written = _integer_bounds(program)
+    for name, (low, high) in _integer_bounds(defined).items():
+        try:
+            empty = low.evaluate_as_int() > high.evaluate_as_int()
+        except RuntimeError:
+            continue
+        if empty and name in written:
+            return given.empty_range(name, str(written[name][0]), str(written[name][1]))
+    return given.rejected(exc)
+
+
+def _define(program: Any, given_constants: _Given) -> Any:
     sp = stormpy()
+    given = dict(given_constants.values)
+    source = given_constants.source
     undefined = {c.name: c for c in program.constants if not c.defined}
     for name in given:
         if name not in undefined:
@@ -109,8 +268,73 @@ def _define(program: Any, given: dict[str, str], source: str) -> Any:
             values[name] = int(number)
         else:
             values[name] = sp.Rational(str(number))
-    instantiated, _ = sp.instantiate_constants(program, values)
+    _check_division(program, values, given_constants)
+    try:
+        instantiated, _ = sp.instantiate_constants(program, values)
+    except RuntimeError as exc:
+        negative = _NEGATIVE.search(str(exc))
+        if negative:
+            raise given_constants.negative(negative.group(1)) from None
+        raise given_constants.rejected(exc) from None
     return instantiated
+
+
+def _expressions(program: Any) -> Iterator[Any]:
+    """The expressions of a PRISM program that Storm evaluates once the constants are set."""
+    for constant in program.constants:
+        if constant.defined:
+            yield constant.definition
+    variables = list(program.global_integer_variables)
+    for module in program.modules:
+        variables.extend(module.integer_variables)
+        for command in module.commands:
+            yield command.guard_expression
+            for update in command.updates:
+                yield update.probability_expression
+                yield from (assignment.expression for assignment in update.assignments)
+    for variable in variables:
+        yield variable.lower_bound_expression
+        yield variable.upper_bound_expression
+    yield from (label.expression for label in program.labels)
+    if program.has_initial_states_expression:
+        yield program.initial_states_expression
+
+
+def _check_division(program: Any, values: Mapping[str, Any], given: _Given) -> None:
+    """Refuse constants that make a divisor zero: Storm's exact arithmetic would kill the process.
+
+    Inner divisions are checked before the ones around them (reverse
+    pre-order), so evaluating a divisor never divides by zero itself.
+    """
+    sp = stormpy()
+    manager = program.expression_manager
+    known: dict[Any, Any] = {}
+    for constant in program.constants:
+        if constant.defined:
+            known[constant.expression_variable] = constant.definition.substitute(known)
+            continue
+        value = values[constant.name]
+        if isinstance(value, bool):
+            known[constant.expression_variable] = manager.boolean(value)
+        elif isinstance(value, int):
+            known[constant.expression_variable] = manager.integer(value)
+        else:
+            known[constant.expression_variable] = manager.rational(value)
+    dividing = (sp.expressions.OperatorType.DIVIDE, sp.expressions.OperatorType.MODULO)
+    for expression in _expressions(program):
+        nodes, stack = [], [expression]
+        while stack:
+            node = stack.pop()
+            nodes.append(node)
+            if node.is_function_application:
+                stack.extend(node.get_operand(i) for i in range(node.arity))
+        for node in reversed(nodes):
+            if not node.is_function_application or node.operator not in dividing:
+                continue
+            divisor = node.get_operand(1)
+            value = divisor.substitute(known)
+            if not value.contains_variables() and value.evaluate_as_rational() == 0:
+                raise given.zero_divisor(str(node), str(divisor))
 
 
 def _state_names(built: Any) -> dict[int, str]:
@@ -128,12 +352,15 @@ def _state_names(built: Any) -> dict[int, str]:
 
 
 def _convert(
-    built: Any, names: dict[int, str], labels: dict[str, frozenset[str]], kind: str, source: str
+    built: Any, names: dict[int, str], labels: dict[str, frozenset[str]], kind: str, given: _Given
 ) -> MarkovChain | MDP:
     order = tuple(names[i] for i in sorted(names))
     try:
         if kind == "DTMC":
-            rows = {names[s.id]: _row(s.actions[0].transitions, names) for s in built.states}
+            rows = {
+                names[s.id]: _row(s.actions[0].transitions, names, names[s.id], given)
+                for s in built.states
+            }
             return MarkovChain(order, rows, labels)
         matrix = built.transition_matrix
         table: dict[str, dict[str, dict[str, Fraction]]] = {}
@@ -145,16 +372,24 @@ def _convert(
                 name = "+".join(tags) or "-"
                 if name in offered:
                     name = f"{name}#{action.id}"
-                offered[name] = _row(action.transitions, names)
+                offered[name] = _row(action.transitions, names, names[state.id], given)
             table[names[state.id]] = offered
         return MDP(order, table, labels)
     except ModelError as exc:
-        raise exc.located(source) from None
+        if exc.where == given.source:
+            raise
+        raise exc.located(given.source) from None
 
 
-def _row(transitions: Any, names: dict[int, str]) -> dict[str, Fraction]:
+def _row(
+    transitions: Any, names: dict[int, str], origin: str, given: _Given
+) -> dict[str, Fraction]:
+    """One distribution; a probability outside [0, 1] names the constants that made it."""
     row: dict[str, Fraction] = {}
     for entry in transitions:
         target = names[entry.column]
-        row[target] = row.get(target, Fraction(0)) + to_fraction(entry.value)
+        value = to_fraction(entry.value)
+        if not 0 <= value <= 1:
+            raise given.bad_probability(value, origin, target)
+        row[target] = row.get(target, Fraction(0)) + value
     return row

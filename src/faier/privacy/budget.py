@@ -86,6 +86,12 @@ def _decimal_value(raw: str) -> Fraction | None:
     return Fraction(decimal.Decimal(raw.strip()))
 
 
+def _shown(ratio: Fraction) -> str:
+    """A ratio for an error message; a huge one by its size (int→str stops at 4300 digits)."""
+    bits = max(ratio.numerator.bit_length(), ratio.denominator.bit_length())
+    return str(ratio) if bits <= 3000 else f"of {bits} bits"
+
+
 def _exp_bracket(exponent: decimal.Decimal, digits: int) -> tuple[Fraction, Fraction]:
     """Rationals lo < e^exponent < hi, from a correctly rounded ``decimal`` exponential.
 
@@ -112,14 +118,16 @@ def _compare_with_exp(ratio: Fraction, text: str) -> int:
     if exponent > _HUGE_EPSILON:
         if ratio.numerator.bit_length() * _LN2_ABOVE < exponent:
             return -1
-        raise SpecError(f"cannot compare the ratio {ratio} with e^{text}", fix="give a smaller ε")
+        raise SpecError(
+            f"cannot compare the ratio {_shown(ratio)} with e^{text}", fix="give a smaller ε"
+        )
     for digits in _DECIMAL_DIGITS:
         lo, hi = _exp_bracket(exponent, digits)
         if ratio <= lo:
             return -1
         if ratio >= hi:
             return 1
-    raise SpecError(f"cannot separate the ratio {ratio} from e^{text} numerically")
+    raise SpecError(f"cannot separate the ratio {_shown(ratio)} from e^{text} numerically")
 
 
 @dataclass(frozen=True)
@@ -190,7 +198,7 @@ class Epsilon:
                 continue
             if approx != 0:
                 return 1 if approx > 0 else -1
-        raise SpecError(f"cannot separate the ratio {ratio} from e^{self.text} numerically")
+        raise SpecError(f"cannot separate the ratio {_shown(ratio)} from e^{self.text} numerically")
 
     def exceeded_by(self, ratio: Fraction | None) -> bool:
         """True iff ratio > e^ε: the comparison violates ε-privacy."""

@@ -5,10 +5,13 @@ small HMMs (2–4 states, 2–3 observations, k ≤ 4) are checked with the FAIE
 papers' Algorithm 1 (the solver chooses the sequence) and with the fast encoding;
 with one unknown parameter the two encodings must agree with each other and
 every synthesized witness must be a violation for the exact engine too.
+Decimal ε (transcendental e^ε) are compared at ε* itself (a log form) and
+just below and above it, for small losses and for losses up to e^700.
 """
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Iterator
 from fractions import Fraction
 
@@ -211,3 +214,96 @@ def test_examples_at_fixed_values_agree_with_the_exact_engine(
             target, "ln(2)", params=params, engine="smt", solver="z3", encoding="faithful"
         )
         assert faithful.verdict is Verdict.VIOLATED
+
+
+def log_decimal(ratio: Fraction, places: int, rounding: str) -> str:
+    """ln(ratio) rounded to ``places`` decimals in the given direction."""
+    with decimal.localcontext() as context:
+        context.prec = places + 30
+        value = decimal.Decimal(ratio.numerator).ln() - decimal.Decimal(ratio.denominator).ln()
+        return str(value.quantize(decimal.Decimal(1).scaleb(-places), rounding=rounding))
+
+
+def around(ratio: Fraction | None, places: int) -> list[str]:
+    """ε* = ln(ratio) as a log form, and decimals just below and just above it."""
+    if ratio is None:
+        return []
+    above = log_decimal(ratio, places, decimal.ROUND_CEILING)
+    assert not Epsilon.parse(above).exceeded_by(ratio)
+    if ratio == 1:
+        return [f"ln({ratio})", above]
+    below = log_decimal(ratio, places, decimal.ROUND_FLOOR)
+    assert Epsilon.parse(below).exceeded_by(ratio)
+    return [below, f"ln({ratio})", above]
+
+
+def assert_engines_agree(problem: Problem, texts: list[str], pool: smt.SolverPool) -> None:
+    """Both encodings give the exact engine's verdict at every ε; witnesses exceed e^ε."""
+    for text in texts:
+        eps = Epsilon.parse(text)
+        expected = exact.verify(problem, eps).verdict
+        for encoding in ("fast", "faithful"):
+            options = smt.SolverSettings(solver="z3", encoding=encoding)
+            result = smt.verify(problem, eps, options, pool)
+            assert result.verdict is expected, (text, encoding, result.reason)
+            if result.witness is not None:
+                assert eps.exceeded_by(result.witness.loss.ratio)
+
+
+@settings(
+    max_examples=15,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    question=questions(),
+    places=st.sampled_from([2, 9, 30]),
+    far=st.decimals(0, 700, places=4),
+)
+def test_random_hmms_agree_at_decimal_epsilons_around_the_loss(
+    question: tuple[HMM, dict[str, Fraction], dict[str, Fraction], int],
+    places: int,
+    far: decimal.Decimal,
+    pool: smt.SolverPool,
+) -> None:
+    problem = problem_of(*question)
+    star = exact.epsilon(problem).epsilon_star
+    assert star is not None
+    assert_engines_agree(problem, [*around(star.ratio, places), str(far)], pool)
+
+
+@st.composite
+def large_losses(draw: st.DrawFn) -> tuple[HMM, dict[str, Fraction], dict[str, Fraction], int]:
+    """Randomized response with rates 1/N down to 10^-(290/k), priors (near) point masses on
+    either state: losses up to about 10^6·10^290 < e^690."""
+    k = draw(st.integers(1, 3))
+    sizes = []
+    for _ in range(2):
+        digits = draw(st.integers(1, 290 // k))
+        sizes.append(10 ** (digits - 1) + 1 + draw(st.integers(0, 9 * 10 ** (digits - 1))))
+    emission = ((1 - F(1, sizes[0]), F(1, sizes[0])), (F(1, sizes[1]), 1 - F(1, sizes[1])))
+    transition = (draw(distributions(2)), draw(distributions(2)))
+    hmm = HMM(("s0", "s1"), ("yes", "no"), transition, emission)
+    mixing = st.sampled_from([F(0), F(1, 3), F(1, 10**6)])
+    a, b = draw(mixing), draw(mixing)
+    return hmm, {"s0": 1 - a, "s1": a}, {"s0": b, "s1": 1 - b}, k
+
+
+@settings(
+    max_examples=20,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(question=large_losses(), places=st.sampled_from([3, 12, 30]))
+def test_large_losses_agree_at_decimal_epsilons_up_to_700(
+    question: tuple[HMM, dict[str, Fraction], dict[str, Fraction], int],
+    places: int,
+    pool: smt.SolverPool,
+) -> None:
+    problem = problem_of(*question)
+    star = exact.epsilon(problem).epsilon_star
+    assert star is not None and star.ratio is not None and star.ratio < F(10) ** 300
+    assert smt.epsilon(problem, smt.SolverSettings(solver="z3"), pool).epsilon_star == star
+    assert_engines_agree(problem, around(star.ratio, places), pool)

@@ -15,19 +15,22 @@ away); everything else is as in the pseudocode.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from faier.engines.smt import smtlib
 from faier.engines.smt.encode import space_assertions
+from faier.engines.smt.fast import BRACKET_DIGITS, ratio_bounds
 from faier.engines.smt.polynomial import Polynomial
 from faier.engines.smt.question import Question
 from faier.engines.smt.session import Session
 from faier.engines.smt.smtlib import Query
+from faier.engines.smt.solvers import ModelValue
 from faier.engines.smt.tables import Outcome
 from faier.engines.smt.witness import Checked, candidates, describe, recompute
+from faier.errors import InternalError
 from faier.model.hmm import HMM
 from faier.model.probability import Probability, is_symbolic
 from faier.model.values import show_input
@@ -192,13 +195,84 @@ class FaithfulFinding:
     k: int
 
 
+def _lower_bounds(eps: Epsilon, ratio: Fraction) -> Iterator[Fraction]:
+    """c = ``ratio``, then rationals closer below e^ε (for a witness that fell in (c, e^ε]).
+
+    An unsat proves privacy only for c ≤ e^ε, so that is checked exactly first.
+    """
+    if eps.compare_ratio(ratio) > 0:
+        raise InternalError(f"c = {ratio} is above e^{eps}: an unsat would prove nothing")
+    yield ratio
+    tighter = (
+        [eps.exp_ratio]
+        if eps.exp_ratio is not None
+        else [ratio_bounds(eps, digits)[0] for digits in BRACKET_DIGITS]
+    )
+    for bound in tighter:
+        if bound > ratio:
+            ratio = bound
+            yield bound
+
+
+def _witness(
+    question: Question,
+    hmm_view: View,
+    comparison: SymbolicComparison,
+    eps: Epsilon,
+    model: Mapping[str, ModelValue],
+    k: int,
+) -> FaithfulFinding | None:
+    """The solver's sequence and parameter values, kept only if they violate ε exactly."""
+    hmm = hmm_view.hmm
+    zero = Polynomial.constant(question.variables, 0)
+    sequence = tuple(hmm.observations[int(model[f"w{t}"].exact or 0)] for t in range(k))
+    key = hmm_view.output_of.get(sequence[0]) if question.program is not None else sequence
+    outcome = Outcome(sequence, key, zero, zero)
+    for point in candidates(model, question.space):
+        if (
+            not question.space.contains(point)
+            or comparison.instantiate({**question.fixed, **point}) is None
+        ):
+            continue
+        p, q = recompute(question.problem, comparison, outcome, point)
+        if eps.exceeded_by(None if q == 0 else p / q):
+            values = describe(point, model, question.space)
+            return FaithfulFinding(comparison, outcome, Checked(point, p, q), values, k)
+    return None
+
+
+def _check(
+    question: Question,
+    hmm_view: View,
+    comparison: SymbolicComparison,
+    eps: Epsilon,
+    ratio: Fraction,
+    k: int,
+    session: Session,
+) -> tuple[str, FaithfulFinding | None, str]:
+    """Algorithm 1 for one comparison at length k, with c moving up towards e^ε
+    while the solver's witnesses lie in (c, e^ε] and so violate nothing."""
+    for c in _lower_bounds(eps, ratio):
+        answer = session.ask(pufferfish_check(question, hmm_view, comparison, c, k))
+        if answer.status == "unsat":
+            return "holds", None, ""
+        if answer.status != "sat":
+            where = f"{comparison.left_name} vs {comparison.right_name}, k = {k}"
+            return "unknown", None, f"{where}: {answer.explain()}"
+        finding = _witness(question, hmm_view, comparison, eps, answer.model, k)
+        if finding is not None:
+            return "violated", finding, ""
+    return "unknown", None, "the solver's witness did not survive the exact recheck"
+
+
 def run(
     question: Question, eps: Epsilon, ratio: Fraction, session: Session
 ) -> tuple[str, FaithfulFinding | None, str]:
-    """('holds' | 'violated' | 'unknown', finding, reason): each comparison, k = 1..horizon."""
+    """('holds' | 'violated' | 'unknown', finding, reason): each comparison, k = 1..horizon.
+
+    ``ratio`` is c, a rational lower bound of e^ε (e^ε itself when rational).
+    """
     hmm_view = view(question)
-    hmm = hmm_view.hmm
-    zero = Polynomial.constant(question.variables, 0)
     reason = ""
     for comparison in question.comparisons:
         for k in range(1, question.horizon + 1):
@@ -208,30 +282,11 @@ def run(
                     None,
                     reason or f"timeout of {session.options.timeout:g} s reached",
                 )
-            answer = session.ask(pufferfish_check(question, hmm_view, comparison, ratio, k))
-            if answer.status == "unsat":
-                continue
-            if answer.status != "sat":
-                where = f"{comparison.left_name} vs {comparison.right_name}, k = {k}"
-                reason = reason or f"{where}: {answer.explain()}"
-                continue
-            sequence = tuple(
-                hmm.observations[int(answer.model[f"w{t}"].exact or 0)] for t in range(k)
-            )
-            key = hmm_view.output_of.get(sequence[0]) if question.program is not None else sequence
-            outcome = Outcome(sequence, key, zero, zero)
-            for point in candidates(answer.model, question.space):
-                if (
-                    not question.space.contains(point)
-                    or comparison.instantiate({**question.fixed, **point}) is None
-                ):
-                    continue
-                p, q = recompute(question.problem, comparison, outcome, point)
-                if eps.exceeded_by(None if q == 0 else p / q):
-                    values = describe(point, answer.model, question.space)
-                    finding = FaithfulFinding(comparison, outcome, Checked(point, p, q), values, k)
-                    return "violated", finding, ""
-            reason = reason or "the solver's witness did not survive the exact recheck"
+            status, finding, why = _check(question, hmm_view, comparison, eps, ratio, k, session)
+            if status == "violated":
+                return "violated", finding, ""
+            if status == "unknown":
+                reason = reason or why
     if reason:
         return "unknown", None, reason
     return "holds", None, ""

@@ -48,9 +48,14 @@ _BRACKET_TRIES = 4
 
 
 def _magnitude(value: Fraction) -> int:
-    """floor(log10(value)) for value > 0, exactly."""
-    guess = len(str(value.numerator)) - len(str(value.denominator))
-    return guess - 1 if Fraction(10) ** guess > value else guess
+    """floor(log10(value)) for value > 0, exactly (from bit lengths: no huge int→str)."""
+    bits = value.numerator.bit_length() - value.denominator.bit_length()
+    guess = math.floor(bits * math.log10(2))
+    while Fraction(10) ** guess > value:
+        guess -= 1
+    while Fraction(10) ** (guess + 1) <= value:
+        guess += 1
+    return guess
 
 
 def _approximate_exp(eps: Epsilon, digits: int) -> Fraction:

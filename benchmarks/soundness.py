@@ -1,0 +1,1112 @@
+"""Standing differential fuzzer: every engine against independent brute force (issue 11).
+
+Random small cases of each kind are answered by every engine that accepts
+them and by brute force written without faier's engines (``tests/reference.py``,
+``tests/logic/dpctl_reference.py`` and the path sums below).  Any difference in
+ε*, in a verdict at ε* (``ln(p/q)``: holds), just below (violated) or just
+above (holds), in log form or as a decimal, or in a CLI exit code is a
+disagreement; 0 is the only acceptable number.
+
+Kinds and what is cross-checked:
+
+- ``hmm``: random HMMs, Pufferfish comparisons of initial distributions or
+  states: exact float frontier, exact rationals, path-sum brute force; a
+  sample through a model file and the CLI (in process, a few by subprocess).
+- ``program``: ``faier.Program`` over a small grid with random two-stage
+  draws, every-query/one-query/explicit neighbours or Pufferfish priors over
+  inputs (grid search, distribution mode) against enumerated distributions;
+  a sample through the statistical tester's lower bound (a sanity check only).
+- ``interactive``: random ``Interactive`` mechanisms that may halt, ε*(k)
+  against enumeration of every answer-pair sequence.
+- ``parametric``: model files with a parameter ``p`` fixed at a random
+  rational: exact engine vs brute force vs the SMT engine (z3) on a sample;
+  with ``p`` left free, an SMT 'holds' is checked at random points and an SMT
+  'violated' at its synthesized point by the exact engine.
+- ``dpctl``: random Markov chains and bounded path formulas: Storm's
+  probabilities and D{ε, δ} verdicts (at the tightest ε, just below, just
+  above) against the dpCTL* brute force.
+
+    .venv/bin/python benchmarks/soundness.py                   # default: 10 000 cases
+    .venv/bin/python benchmarks/soundness.py --cases 500 --kinds hmm program
+    .venv/bin/python benchmarks/soundness.py --kinds hmm --replay 1234   # one case again
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import itertools
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Hashable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+for _extra in (ROOT / "tests", ROOT / "tests" / "logic"):
+    if str(_extra) not in sys.path:
+        sys.path.append(str(_extra))
+
+import faier  # noqa: E402
+import reference as ref  # noqa: E402  (tests/reference.py: brute force, no faier import)
+from faier.core.problem import Problem  # noqa: E402
+from faier.mechanisms.inputs import grid  # noqa: E402
+from faier.mechanisms.interactive import HALTED, Interactive  # noqa: E402
+from faier.model.distribution import Distribution  # noqa: E402
+from faier.model.hmm import HMM  # noqa: E402
+from faier.privacy.neighbours import EveryQuery, ExplicitPairs, OneQuery  # noqa: E402
+from faier.privacy.specs import (  # noqa: E402
+    Comparison,
+    DifferentialPrivacy,
+    InteractiveDP,
+    Pufferfish,
+)
+from faier.results import Result, Verdict  # noqa: E402
+
+F = Fraction
+KINDS = ("hmm", "program", "interactive", "parametric", "dpctl")
+WEIGHTS = {"hmm": 3, "program": 3, "interactive": 2, "parametric": 1, "dpctl": 2}
+"""Share of each kind in a run (cheap kinds more often)."""
+TINY = F(1, 10**6)
+"""Relative step of the rational 'just below/above' claims: e^ε* · (1 ∓ 10⁻⁶)."""
+INFINITE_CLAIM = "ln(1000000000)"
+
+
+@dataclass(frozen=True)
+class Rates:
+    """How often the slow engines run (fractions of a kind's cases)."""
+
+    smt: float = 0.3
+    smt_free: float = 0.1
+    cli: float = 0.1
+    subprocess: float = 0.002
+    tester: float = 0.02
+
+
+@dataclass
+class CaseReport:
+    """One case: what ran, how long, and every disagreement with a reproducer."""
+
+    kind: str
+    seed: int
+    seconds: float = 0.0
+    engines: list[str] = field(default_factory=list)
+    disagreements: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    description: str = ""
+
+
+class Checker:
+    """Collects disagreements for one case; a check never raises past it."""
+
+    def __init__(self, report: CaseReport) -> None:
+        self.report = report
+
+    def used(self, engine: str) -> None:
+        if engine not in self.report.engines:
+            self.report.engines.append(engine)
+
+    def expect(self, ok: bool, message: str) -> None:
+        if not ok:
+            self.report.disagreements.append(message)
+
+    def crash(self, where: str, exc: BaseException) -> None:
+        tail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        self.report.disagreements.append(f"{where} raised {tail}")
+
+
+def weights(rng: random.Random, size: int, zeros: bool = True) -> tuple[Fraction, ...]:
+    """A random rational distribution with small denominators (zeros allowed)."""
+    raw = [F(rng.randint(0 if zeros and rng.random() < 0.5 else 1, 4)) for _ in range(size)]
+    if rng.random() < 0.05:
+        raw[rng.randrange(size)] = F(1, 10 ** rng.randint(3, 12))
+    if sum(raw) == 0:
+        raw[rng.randrange(size)] = F(1)
+    total = sum(raw)
+    return tuple(w / total for w in raw)
+
+
+def dist_of(names: Sequence[Hashable], vector: Sequence[Fraction]) -> Distribution[Hashable]:
+    return Distribution.of({n: p for n, p in zip(names, vector, strict=True) if p})
+
+
+def ratio_text(ratio: Fraction | None) -> str:
+    return "∞" if ratio is None else str(ratio)
+
+
+def boundary_claims(ratio: Fraction | None) -> list[tuple[str, Verdict]]:
+    """Claims around ε* and the verdict each must get: at ε* holds, below violated, above holds."""
+    if ratio is None:
+        return [(INFINITE_CLAIM, Verdict.VIOLATED), ("20.5", Verdict.VIOLATED)]
+    claims = [(f"ln({ratio})", Verdict.HOLDS), (f"ln({ratio * (1 + TINY)})", Verdict.HOLDS)]
+    below = ratio * (1 - TINY)
+    if below >= 1:
+        claims.append((f"ln({below})", Verdict.VIOLATED))
+    elif ratio > 1:
+        claims.append(("0", Verdict.VIOLATED))
+    value = math.log(ratio)
+    claims.append((repr(value + 1e-6), Verdict.HOLDS))
+    if value > 1e-5:
+        claims.append((repr(value - 1e-6), Verdict.VIOLATED))
+    return claims
+
+
+def check_boundaries(
+    check: Checker,
+    engine: str,
+    ratio: Fraction | None,
+    decide: Callable[[str], Verdict | None],
+    claims: list[tuple[str, Verdict]] | None = None,
+) -> None:
+    """Every boundary claim decided by ``decide`` (an engine's verify) as it must be."""
+    check.used(engine)
+    for claim, expected in claims if claims is not None else boundary_claims(ratio):
+        try:
+            got = decide(claim)
+        except Exception as exc:
+            check.crash(f"{engine} verify at ε = {claim}", exc)
+            continue
+        check.expect(
+            got is expected,
+            f"{engine}: verify at ε = {claim} gave {got and got.value}, expected "
+            f"{expected.value} (brute-force ε* = ln({ratio_text(ratio)}))",
+        )
+
+
+def check_epsilon(
+    check: Checker, engine: str, ratio: Fraction | None, run: Callable[[], Result]
+) -> Result | None:
+    """An engine's ε* against the brute-force ratio; its witness must attain it."""
+    check.used(engine)
+    try:
+        result = run()
+    except Exception as exc:
+        check.crash(f"{engine} epsilon", exc)
+        return None
+    star = result.epsilon_star
+    if star is None:
+        check.expect(
+            False, f"{engine}: ε* unknown ({result.reason}), brute force ln({ratio_text(ratio)})"
+        )
+        return None
+    check.expect(
+        star.ratio == ratio,
+        f"{engine}: ε* = ln({ratio_text(star.ratio)}), brute force ln({ratio_text(ratio)})",
+    )
+    witness = result.witness
+    if witness is not None and star.ratio is not None:
+        check.expect(
+            witness.q != 0 and witness.p / witness.q == star.ratio,
+            f"{engine}: witness p/q = {witness.p}/{witness.q} is not ε* = {star.ratio}",
+        )
+    return result
+
+
+def verdict_of(result: Result) -> Verdict | None:
+    return result.verdict
+
+
+def exact_engine_checks(check: Checker, problem: Problem, ratio: Fraction | None) -> Result | None:
+    """Float frontier and rationals: ε*, and the float engine's verdicts at the boundaries."""
+    result = check_epsilon(check, "exact-float", ratio, lambda: faier.epsilon(problem))
+    check_epsilon(
+        check, "exact-rational", ratio, lambda: faier.epsilon(problem, arithmetic="exact")
+    )
+    check_boundaries(check, "exact-float", ratio, lambda e: faier.verify(problem, e).verdict)
+    claims = boundary_claims(ratio)[:1]
+    check_boundaries(
+        check,
+        "exact-rational",
+        ratio,
+        lambda e: faier.verify(problem, e, arithmetic="exact").verdict,
+        claims,
+    )
+    return result
+
+
+# ---------------------------------------------------------------- HMMs
+
+
+@dataclass(frozen=True)
+class HMMCase:
+    """A random HMM, its comparisons (named initial vectors) and a horizon."""
+
+    states: tuple[str, ...]
+    observations: tuple[str, ...]
+    transition: tuple[tuple[Fraction, ...], ...]
+    emission: tuple[tuple[Fraction, ...], ...]
+    initial: dict[str, tuple[Fraction, ...]]
+    pairs: tuple[tuple[str, str], ...]
+    horizon: int
+
+
+def random_hmm(rng: random.Random, max_states: int = 5) -> HMMCase:
+    n = rng.randint(2, max_states)
+    m = rng.randint(2, 3)
+    k = rng.randint(1, (5 if n <= 3 else 4) if m == 2 else 3)
+    states = tuple(f"s{i}" for i in range(n))
+    observations = tuple(f"o{i}" for i in range(m))
+    transition = tuple(weights(rng, n) for _ in range(n))
+    emission = tuple(weights(rng, m) for _ in range(n))
+    initial: dict[str, tuple[Fraction, ...]] = {}
+    pairs = []
+    for c in range(rng.randint(1, 2)):
+        if rng.random() < 0.3:
+            a, b = rng.sample(range(n), 2)
+            left = tuple(F(int(i == a)) for i in range(n))
+            right = tuple(F(int(i == b)) for i in range(n))
+        else:
+            left, right = weights(rng, n), weights(rng, n, zeros=rng.random() < 0.5)
+        initial[f"pi{c}"], initial[f"tau{c}"] = left, right
+        pairs.append((f"pi{c}", f"tau{c}"))
+    return HMMCase(states, observations, transition, emission, initial, tuple(pairs), k)
+
+
+def sequence_probability(case: HMMCase, start: Sequence[Fraction], seq: Sequence[int]) -> Fraction:
+    """Pr(seq | start): FAIER papers eq. (1) by path sums when small, else a forward pass."""
+    n = len(case.states)
+    if n ** len(seq) <= 27:
+        total = F(0)
+        for path in itertools.product(range(n), repeat=len(seq)):
+            p = start[path[0]] * case.emission[path[0]][seq[0]]
+            for t in range(1, len(seq)):
+                if not p:
+                    break
+                p *= case.transition[path[t - 1]][path[t]] * case.emission[path[t]][seq[t]]
+            total += p
+        return total
+    alpha = [start[s] * case.emission[s][seq[0]] for s in range(n)]
+    for w in seq[1:]:
+        alpha = [
+            sum((alpha[s] * case.transition[s][u] for s in range(n)), F(0)) * case.emission[u][w]
+            for u in range(n)
+        ]
+    return sum(alpha, F(0))
+
+
+def hmm_brute_ratio(case: HMMCase) -> Fraction | None:
+    """Max over comparisons (both orders) and length-k sequences of Pr ratio; None = ∞."""
+    ratios: list[Fraction | None] = []
+    for a, b in case.pairs:
+        for left, right in ((a, b), (b, a)):
+            for seq in itertools.product(range(len(case.observations)), repeat=case.horizon):
+                p = sequence_probability(case, case.initial[left], seq)
+                q = sequence_probability(case, case.initial[right], seq)
+                ratios.append(ref.max_ratio({0: p}, {0: q}))
+    return ref._max_or_none(ratios)
+
+
+def hmm_problem(case: HMMCase) -> Problem:
+    hmm = HMM(case.states, case.observations, case.transition, case.emission)
+    comparisons = tuple(
+        Comparison(
+            dist_of(case.states, case.initial[a]),
+            dist_of(case.states, case.initial[b]),
+            a,
+            b,
+            "initial",
+        )
+        for a, b in case.pairs
+    )
+    return Problem("fuzz-hmm", hmm, Pufferfish(comparisons, "fuzz pairs"), case.horizon)
+
+
+def hmm_yaml(case: HMMCase, rows: dict[str, dict[str, str]] | None = None) -> str:
+    """The case as a model file (docs/MODEL_FILES.md); ``rows`` overrides some entries."""
+
+    def row(names: Sequence[str], vector: Sequence[Fraction]) -> dict[str, str]:
+        return {n: str(p) for n, p in zip(names, vector, strict=True) if p}
+
+    data: dict[str, Any] = {
+        "name": "fuzz",
+        "states": list(case.states),
+        "observations": list(case.observations),
+        "transitions": {
+            s: row(case.states, r) for s, r in zip(case.states, case.transition, strict=True)
+        },
+        "emissions": {
+            s: row(case.observations, r) for s, r in zip(case.states, case.emission, strict=True)
+        },
+        "initial": {name: row(case.states, v) for name, v in case.initial.items()},
+        "pairs": [list(p) for p in case.pairs],
+        "horizon": case.horizon,
+    }
+    for key, value in (rows or {}).items():
+        section, _, state = key.partition(".")
+        data[section][state] = value
+    return json.dumps(data, indent=1)
+
+
+def run_cli(argv: list[str]) -> tuple[int, str]:
+    """faier's CLI in process: (exit code, stdout)."""
+    from faier.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(argv)
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
+    return code, out.getvalue() + err.getvalue()
+
+
+def cli_checks(
+    check: Checker, path: str, ratio: Fraction | None, rng: random.Random, rates: Rates
+) -> None:
+    """Exit codes of ``faier verify`` around ε* and the JSON ε* of ``faier epsilon``."""
+    expected_code = {Verdict.HOLDS: 0, Verdict.VIOLATED: 1}
+    check.used("cli")
+    for claim, verdict in boundary_claims(ratio):
+        code, text = run_cli(["verify", path, "--epsilon", claim])
+        check.expect(
+            code == expected_code[verdict],
+            f"cli: faier verify --epsilon {claim} exited {code}, expected "
+            f"{expected_code[verdict]} ({text.strip()[-200:]})",
+        )
+    code, text = run_cli(["epsilon", path, "--json"])
+    try:
+        star = json.loads(text)["epsilon_star"]["ratio"]
+    except (ValueError, KeyError, TypeError):
+        star = f"unreadable: {text[-200:]}"
+    check.expect(
+        code == 0 and star == ("inf" if ratio is None else str(ratio)),
+        f"cli: faier epsilon --json exited {code} with ε* ratio {star}, "
+        f"expected {ratio_text(ratio)}",
+    )
+    if rng.random() < rates.subprocess / max(rates.cli, 1e-9):
+        check.used("cli-subprocess")
+        claim, verdict = boundary_claims(ratio)[0]
+        exe = Path(sys.executable).with_name("faier")
+        argv = [str(exe)] if exe.exists() else [sys.executable, "-m", "faier.cli.main"]
+        proc = subprocess.run(
+            [*argv, "verify", path, "--epsilon", claim], capture_output=True, text=True, timeout=300
+        )
+        check.expect(
+            proc.returncode == expected_code[verdict],
+            f"cli subprocess: verify --epsilon {claim} exited {proc.returncode}: "
+            f"{proc.stderr[-200:]}",
+        )
+
+
+def case_hmm(seed: int, rates: Rates, check: Checker) -> str:
+    rng = random.Random(seed)
+    case = random_hmm(rng)
+    ratio = hmm_brute_ratio(case)
+    check.used("brute-force")
+    problem = hmm_problem(case)
+    result = exact_engine_checks(check, problem, ratio)
+    if result is not None and result.witness is not None and result.epsilon_star is not None:
+        witness = result.witness
+        seq = [case.observations.index(o) for o in witness.output]
+        p = sequence_probability(case, case.initial[witness.left], seq)
+        q = sequence_probability(case, case.initial[witness.right], seq)
+        check.expect(
+            (p, q) == (witness.p, witness.q),
+            f"exact-float: witness {witness.output} p, q = {witness.p}, {witness.q}; "
+            f"brute force {p}, {q}",
+        )
+    if rng.random() < rates.cli:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = str(Path(tmp) / "fuzz.json")
+            Path(path).write_text(hmm_yaml(case))
+            cli_checks(check, path, ratio, rng, rates)
+    return f"{case!r}; brute ε* = ln({ratio_text(ratio)})"
+
+
+# ---------------------------------------------------------------- one-shot programs
+
+
+@dataclass(frozen=True)
+class ProgramCase:
+    """x ↦ z1 ~ first[x]; z2 ~ second[(x[0], z1)] (if two-stage); output label[(z1, z2)]."""
+
+    length: int
+    top: int
+    first: dict[tuple[int, ...], tuple[Fraction, ...]]
+    second: dict[tuple[int, int], tuple[Fraction, ...]] | None
+    label: dict[tuple[int, int], str]
+    privacy: str
+    delta: int
+    pairs: tuple[tuple[Any, Any], ...]
+
+
+GRIDS = ((1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (2, 3), (3, 1), (3, 2), (4, 1), (4, 2))
+"""(queries, top answer): up to 81 inputs, past the 64 whose columns grid search checks all."""
+
+
+def random_program(rng: random.Random) -> ProgramCase:
+    length, top = rng.choice(GRIDS)
+    inputs = list(itertools.product(range(top + 1), repeat=length))
+    r1, r2 = rng.randint(2, 3), rng.randint(1, 3)
+    first = {x: weights(rng, r1) for x in inputs}
+    second = None
+    if rng.random() < 0.5:
+        second = {(a, z): weights(rng, r2) for a in range(top + 1) for z in range(r1)}
+    outputs = [f"w{i}" for i in range(rng.randint(2, 4))]
+    label = {(z1, z2): rng.choice(outputs) for z1 in range(r1) for z2 in range(r2)}
+    privacy = rng.choice(["every", "one", "explicit", "pufferfish"])
+    delta = rng.randint(1, 2)
+    pairs: list[tuple[Any, Any]] = []
+    if privacy == "explicit":
+        pairs = [tuple(rng.sample(inputs, 2)) for _ in range(rng.randint(1, 3))]  # type: ignore[misc]
+    elif privacy == "pufferfish":
+        for _ in range(rng.randint(1, 2)):
+            pairs.append((weights(rng, len(inputs)), weights(rng, len(inputs))))
+    return ProgramCase(length, top, first, second, label, privacy, delta, tuple(pairs))
+
+
+def program_distribution(case: ProgramCase, x: tuple[int, ...]) -> dict[str, Fraction]:
+    """The exact output distribution by enumerating both draws."""
+    out: dict[str, Fraction] = {}
+    for z1, p1 in enumerate(case.first[x]):
+        if case.second is None:
+            ref._add(out, case.label[(z1, 0)], p1)
+            continue
+        for z2, p2 in enumerate(case.second[(x[0], z1)]):
+            ref._add(out, case.label[(z1, z2)], p1 * p2)
+    return {w: p for w, p in out.items() if p}
+
+
+def program_brute_ratio(case: ProgramCase) -> Fraction | None:
+    inputs = list(itertools.product(range(case.top + 1), repeat=case.length))
+
+    def mechanism(x: object) -> dict[str, Fraction]:
+        return program_distribution(case, x)  # type: ignore[arg-type]
+
+    if case.privacy == "pufferfish":
+        ratios = []
+        for left, right in case.pairs:
+            prior_l = {x: p for x, p in zip(inputs, left, strict=True) if p}
+            prior_r = {x: p for x, p in zip(inputs, right, strict=True) if p}
+            ratios.append(ref.pufferfish_ratio(mechanism, prior_l, prior_r))
+        return ref._max_or_none(ratios)
+    if case.privacy == "every":
+        related = ref.every_query_neighbours(case.delta)
+    elif case.privacy == "one":
+        related = ref.one_query_neighbours(case.delta)
+    else:
+        chosen = {frozenset(p) for p in case.pairs}
+
+        def related(x: tuple[int, ...], y: tuple[int, ...]) -> bool:
+            return frozenset((x, y)) in chosen and x != y
+
+    return ref.dp_epsilon_ratio(mechanism, inputs, related)
+
+
+def program_problem(case: ProgramCase) -> Problem:
+    first = {x: dist_of(range(len(v)), v) for x, v in case.first.items()}
+    second = (
+        None
+        if case.second is None
+        else {k: dist_of(range(len(v)), v) for k, v in case.second.items()}
+    )
+
+    def body(x: tuple[int, ...], ctx: Any) -> str:
+        z1 = ctx.draw(first[x])
+        z2 = 0 if second is None else ctx.draw(second[(x[0], z1)])
+        return case.label[(z1, z2)]
+
+    space = grid(case.length, case.top)
+    program = faier.Program("fuzz-program", body, space)
+    inputs = list(space)
+    privacy: Any
+    if case.privacy == "every":
+        privacy = DifferentialPrivacy(EveryQuery(case.delta))
+    elif case.privacy == "one":
+        privacy = DifferentialPrivacy(OneQuery(case.delta))
+    elif case.privacy == "explicit":
+        privacy = DifferentialPrivacy(ExplicitPairs(case.pairs))
+    else:
+        privacy = Pufferfish(
+            tuple(
+                Comparison(
+                    dist_of(inputs, a), dist_of(inputs, b), f"prior{i}", f"other{i}", "prior"
+                )
+                for i, (a, b) in enumerate(case.pairs)
+            ),
+            "fuzz priors",
+        )
+    return Problem("fuzz-program", program, privacy)
+
+
+def case_program(seed: int, rates: Rates, check: Checker) -> str:
+    rng = random.Random(seed)
+    case = random_program(rng)
+    ratio = program_brute_ratio(case)
+    check.used("brute-force")
+    problem = program_problem(case)
+    exact_engine_checks(check, problem, ratio)
+    if case.privacy in ("every", "one") and rng.random() < rates.tester:
+        tester_check(check, case, ratio, seed)
+    return f"{case!r}; brute ε* = ln({ratio_text(ratio)})"
+
+
+# ---------------------------------------------------------------- interactive mechanisms
+
+
+@dataclass(frozen=True)
+class InteractiveCase:
+    """step(state, answer) ~ table[(state, answer)] over (next state or HALTED, observation)."""
+
+    letters: int
+    states: int
+    starts: dict[str, int]
+    outcomes: tuple[tuple[Any, str], ...]
+    table: dict[tuple[int, int], tuple[Fraction, ...]]
+    horizon: int
+
+
+def random_interactive(rng: random.Random) -> InteractiveCase:
+    letters = rng.randint(1, 2)
+    states = rng.randint(1, 3)
+    observations = ["a", "b", "c"][: rng.randint(1, 3)]
+    nexts: list[Any] = [*range(states), HALTED]
+    outcomes = tuple((n, o) for n in nexts for o in observations)
+    table = {}
+    for s in range(states):
+        for x in range(letters + 1):
+            vector = [F(0)] * len(outcomes)
+            support = rng.sample(range(len(outcomes)), rng.randint(1, min(3, len(outcomes))))
+            for i, w in zip(support, weights(rng, len(support), zeros=False), strict=True):
+                vector[i] = w
+            table[(s, x)] = tuple(vector)
+    starts = {f"start {s}": s for s in rng.sample(range(states), rng.randint(1, states))}
+    horizon = rng.randint(1, 3 if letters == 1 else 2)
+    return InteractiveCase(letters + 1, states, starts, outcomes, table, horizon)
+
+
+def interactive_brute_ratio(case: InteractiveCase) -> Fraction | None:
+    """Max over starts, ±1 answer-pair sequences of length k and transcripts (■ after halting)."""
+    pairs = [(x, y) for x in range(case.letters) for y in range(case.letters) if abs(x - y) <= 1]
+
+    def transcripts(start: int, answers: Sequence[int]) -> dict[tuple[str, ...], Fraction]:
+        layer: dict[tuple[tuple[str, ...], Any], Fraction] = {((), start): F(1)}
+        for x in answers:
+            nxt: dict[tuple[tuple[str, ...], Any], Fraction] = {}
+            for (seen, state), p in layer.items():
+                if state is HALTED:
+                    ref._add(nxt, ((*seen, "■"), HALTED), p)
+                    continue
+                for (after, obs), q in zip(case.outcomes, case.table[(state, x)], strict=True):
+                    if q:
+                        ref._add(nxt, ((*seen, obs), after), p * q)
+            layer = nxt
+        out: dict[tuple[str, ...], Fraction] = {}
+        for (seen, _), p in layer.items():
+            ref._add(out, seen, p)
+        return out
+
+    ratios = []
+    for start in case.starts.values():
+        for seq in itertools.product(pairs, repeat=case.horizon):
+            left = transcripts(start, [x for x, _ in seq])
+            right = transcripts(start, [y for _, y in seq])
+            ratios.append(ref.max_ratio(left, right))
+    return ref._max_or_none(ratios)
+
+
+def interactive_problem(case: InteractiveCase) -> Problem:
+    table = {k: dist_of(range(len(case.outcomes)), v) for k, v in case.table.items()}
+
+    def step(state: int, answer: int, ctx: Any) -> tuple[Any, str]:
+        return case.outcomes[ctx.draw(table[(state, answer)])]
+
+    mechanism = Interactive("fuzz-interactive", tuple(range(case.letters)), dict(case.starts), step)
+    return Problem("fuzz-interactive", mechanism, InteractiveDP(1), case.horizon)
+
+
+def case_interactive(seed: int, rates: Rates, check: Checker) -> str:
+    rng = random.Random(seed)
+    case = random_interactive(rng)
+    ratio = interactive_brute_ratio(case)
+    check.used("brute-force")
+    exact_engine_checks(check, interactive_problem(case), ratio)
+    return f"{case!r}; brute ε* = ln({ratio_text(ratio)})"
+
+
+# ---------------------------------------------------------------- parametric model files (SMT)
+
+
+def parametric_case(
+    rng: random.Random,
+) -> tuple[HMMCase, dict[str, dict[str, str]], Callable[[Fraction], HMMCase]]:
+    """An HMM whose first emission row (and maybe one initial vector) depend on ``p``.
+
+    Returns the case at a placeholder value, the model-file rows written with
+    ``p``, and the function giving the rational case at a value of ``p``.
+    """
+    base = random_hmm(rng, max_states=3)
+    base = HMMCase(
+        base.states,
+        base.observations,
+        base.transition,
+        base.emission,
+        base.initial,
+        base.pairs,
+        min(base.horizon, 3),
+    )
+    m = len(base.observations)
+    row = rng.randrange(len(base.states))
+    texts = ["p", "1-p"] if m == 2 else ["p/2", "p/2", "1-p"]
+    rows = {f"emissions.{base.states[row]}": dict(zip(base.observations, texts, strict=True))}
+    parametric_initial = rng.random() < 0.5
+    if parametric_initial:
+        rows[f"initial.{base.pairs[0][0]}"] = {base.states[0]: "p", base.states[1]: "1-p"}
+
+    def at(value: Fraction) -> HMMCase:
+        emission = list(base.emission)
+        emission[row] = (value, 1 - value) if m == 2 else (value / 2, value / 2, 1 - value)
+        initial = dict(base.initial)
+        if parametric_initial:
+            n = len(base.states)
+            initial[base.pairs[0][0]] = (value, 1 - value, *([F(0)] * (n - 2)))
+        return HMMCase(
+            base.states,
+            base.observations,
+            base.transition,
+            tuple(emission),
+            initial,
+            base.pairs,
+            base.horizon,
+        )
+
+    return base, rows, at
+
+
+def with_parameter(text: str, value: Fraction | None) -> str:
+    data = json.loads(text)
+    data["parameters"] = {
+        "p": {"domain": "(0, 1)"} if value is None else {"domain": "(0, 1)", "value": str(value)}
+    }
+    return json.dumps(data, indent=1)
+
+
+def case_parametric(seed: int, rates: Rates, check: Checker) -> str:
+    rng = random.Random(seed)
+    base, rows, at = parametric_case(rng)
+    value = F(rng.randint(1, 9), 10) if rng.random() < 0.5 else F(rng.randint(1, 6), 7)
+    case = at(value)
+    ratio = hmm_brute_ratio(case)
+    check.used("brute-force")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = str(Path(tmp) / "fuzz.json")
+        Path(path).write_text(with_parameter(hmm_yaml(base, rows), value))
+        check_epsilon(check, "exact-float", ratio, lambda: faier.epsilon(path))
+        check_epsilon(
+            check, "exact-rational", ratio, lambda: faier.epsilon(path, arithmetic="exact")
+        )
+        check_boundaries(check, "exact-float", ratio, lambda e: faier.verify(path, e).verdict)
+        if rng.random() < rates.smt:
+            check_boundaries(
+                check,
+                "smt-z3",
+                ratio,
+                lambda e: faier.verify(path, e, engine="smt", solver="z3", timeout=60).verdict,
+            )
+            check_epsilon(
+                check,
+                "smt-z3",
+                ratio,
+                lambda: faier.epsilon(path, engine="smt", solver="z3", timeout=60),
+            )
+        if rng.random() < rates.cli:
+            cli_checks(check, path, ratio, rng, rates)
+        if rng.random() < rates.smt_free:
+            free = str(Path(tmp) / "free.json")
+            Path(free).write_text(with_parameter(hmm_yaml(base, rows), None))
+            free_parameter_checks(check, free, at, rng)
+    return f"{case!r} with p = {value} in rows {rows}; brute ε* = ln({ratio_text(ratio)})"
+
+
+def free_parameter_checks(
+    check: Checker, path: str, at: Callable[[Fraction], HMMCase], rng: random.Random
+) -> None:
+    """SMT over p ∈ (0, 1): 'holds' must hold at sampled points, 'violated' at its own point."""
+    check.used("smt-z3-free")
+    claim = rng.choice(["ln(2)", "ln(3)", "ln(3/2)", "1.5"])
+    bound = {"ln(2)": F(2), "ln(3)": F(3), "ln(3/2)": F(3, 2)}.get(claim)
+    try:
+        result = faier.verify(path, claim, engine="smt", solver="z3", timeout=60)
+    except Exception as exc:
+        check.crash(f"smt-z3 free p, verify {claim}", exc)
+        return
+    points = [F(i, 13) for i in range(1, 13)]
+    if result.verdict is Verdict.HOLDS:
+        for point in points:
+            worst = hmm_brute_ratio(at(point))
+            fails = worst is None or (
+                worst > bound if bound is not None else math.log(worst) > 1.5 + 1e-12
+            )
+            check.expect(
+                not fails,
+                f"smt-z3: holds for all p at ε = {claim}, "
+                f"but at p = {point} ε* = ln({ratio_text(worst)})",
+            )
+    elif result.verdict is Verdict.VIOLATED:
+        assert result.parametric is not None
+        (chosen,) = result.parametric.point
+        worst = hmm_brute_ratio(at(chosen.value))
+        holds = worst is not None and (
+            worst <= bound if bound is not None else math.log(worst) < 1.5 - 1e-12
+        )
+        check.expect(
+            not holds,
+            f"smt-z3: violated at p = {chosen.value} for ε = {claim}, "
+            f"but there ε* = ln({ratio_text(worst)})",
+        )
+    else:
+        check.report.notes.append(f"smt free p: unknown ({result.reason})")
+
+
+# ---------------------------------------------------------------- dpCTL* on Markov chains
+
+
+def random_state_formula(rng: random.Random, leaves: int) -> Any:
+    from faier.logic.syntax import And, Atom, Const, Not
+
+    if leaves <= 1 or rng.random() < 0.5:
+        return rng.choice([Atom("a"), Atom("b"), Const(True)])
+    if rng.random() < 0.4:
+        return Not(random_state_formula(rng, leaves - 1))
+    return And(
+        random_state_formula(rng, leaves // 2), random_state_formula(rng, leaves - leaves // 2)
+    )
+
+
+def random_path_formula(rng: random.Random, leaves: int) -> Any:
+    from faier.logic.syntax import And, Finally, Globally, Next, Not, Or, Until
+
+    if leaves <= 1 or rng.random() < 0.25:
+        return random_state_formula(rng, 2)
+    choice = rng.randrange(7)
+
+    def sub(n: int) -> Any:
+        return random_path_formula(rng, n)
+
+    steps = rng.randint(0, 2)
+    if choice == 0:
+        return Next(sub(leaves - 1))
+    if choice == 1:
+        return Until(sub(leaves // 2), sub(leaves - leaves // 2), steps)
+    if choice == 2:
+        return Finally(sub(leaves - 1), steps)
+    if choice == 3:
+        return Globally(sub(leaves - 1), steps)
+    if choice == 4:
+        return Not(sub(leaves - 1))
+    if choice == 5:
+        return And(sub(leaves // 2), sub(leaves - leaves // 2))
+    return Or(sub(leaves // 2), sub(leaves - leaves // 2))
+
+
+def shown(verdicts: dict[str, Verdict]) -> dict[str, str]:
+    return {s: v.value for s, v in verdicts.items()}
+
+
+def exp_bound(decimal_text: str) -> Fraction:
+    """e^ε for a decimal ε, to 60 digits: no probability ratio here is that close to it."""
+    import decimal
+
+    with decimal.localcontext() as context:
+        context.prec = 60
+        return F(decimal.Decimal(decimal_text).exp())
+
+
+def case_dpctl(seed: int, rates: Rates, check: Checker) -> str:
+    import dpctl_reference as dref
+
+    from faier.logic import check as dpctl_check
+    from faier.logic import logic_model, markov_chain, probabilities
+    from faier.logic.neighbours import NeighbourRelation
+    from faier.logic.printer import format_formula
+
+    rng = random.Random(seed)
+    states = [f"s{i}" for i in range(rng.randint(2, 4))]
+    table = {}
+    for s in states:
+        support = rng.sample(states, rng.randint(1, min(3, len(states))))
+        table[s] = dict(zip(support, weights(rng, len(support), zeros=False), strict=True))
+    labels = {name: rng.sample(states, rng.randint(0, len(states))) for name in ("a", "b")}
+    path = random_path_formula(rng, 4)
+    while dref.depth(path) > 5:
+        path = random_path_formula(rng, 3)
+    chain = markov_chain(table, states=states, labels=labels)
+    pairs = list(itertools.pairwise(states))
+    relation = NeighbourRelation.from_pairs(states, pairs)
+    model = logic_model("random", chain, neighbours=relation, labels=("a", "b"))
+    lab = {s: chain.label(s) for s in chain.states}
+    values = {s: dref.bounded_probability(chain.transitions, lab, path, s) for s in states}
+    text = format_formula(path)
+    description = f"chain {table}, labels {labels}, path formula {text}"
+    check.used("brute-force")
+    check.used("storm")
+    try:
+        storm = probabilities(model, path)
+    except Exception as exc:
+        check.crash(f"storm probabilities of {text}", exc)
+        return description
+    for s in states:
+        check.expect(
+            storm[s] == values[s], f"storm: Pr({s}, {text}) = {storm[s]}, brute force {values[s]}"
+        )
+    ratios = [
+        ref.max_ratio({0: values[x]}, {0: values[y]}) for a, b in pairs for x, y in ((a, b), (b, a))
+    ]
+    tight = ref._max_or_none(ratios)
+    if tight is not None:
+        tight = max(tight, F(1))
+
+    def per_state(claim: str, delta: str) -> dict[str, Verdict]:
+        result = dpctl_check(model, f"D{{{claim}, {delta}}}[{text}]")
+        return dict(result.states)
+
+    def expected(c: Fraction | float, d: Fraction) -> dict[str, Verdict]:
+        out = {}
+        for s in states:
+            ok = all(
+                values[s] <= c * values[t] + d and values[t] <= c * values[s] + d
+                for t in relation.neighbours(s)
+            )
+            out[s] = Verdict.HOLDS if ok else Verdict.VIOLATED
+        return out
+
+    delta = rng.choice([F(0), F(0), F(1, 10)])
+    claims: list[tuple[str, Fraction | float]] = []
+    if tight is None:
+        claims.append(("ln(1000)", F(1000)))
+    else:
+        claims += [(f"ln({tight})", tight), (f"ln({tight * (1 + TINY)})", tight * (1 + TINY))]
+        if tight * (1 - TINY) >= 1:
+            claims.append((f"ln({tight * (1 - TINY)})", tight * (1 - TINY)))
+        value = math.log(tight)
+        above, below = f"{value + 1e-6:.15f}", f"{value - 1e-6:.15f}"
+        claims.append((above, float(above)))
+        if value > 1e-5:
+            claims.append((below, float(below)))
+    for claim, c in claims:
+        try:
+            got = per_state(claim, str(delta))
+        except Exception as exc:
+            check.crash(f"dpctl check D{{{claim}, {delta}}}[{text}]", exc)
+            continue
+        want = expected(c if isinstance(c, Fraction) else exp_bound(claim), delta)
+        check.expect(
+            got == want,
+            f"dpctl: D{{{claim}, {delta}}}[{text}] per state {shown(got)}, "
+            f"brute force {shown(want)}",
+        )
+    return description
+
+
+# ---------------------------------------------------------------- the statistical tester
+
+
+TESTER_SLACK = 0.5
+"""A tester's rejected ε above ε* by more than this is no longer noise at α = 0.05."""
+
+
+def program_source(case: ProgramCase) -> str:
+    """The case as a user's Python file (``@faier.program``), for the tester."""
+    return (
+        "from fractions import Fraction\n"
+        "import faier\n\n"
+        f"FIRST = {case.first!r}\nSECOND = {case.second!r}\nLABEL = {case.label!r}\n\n\n"
+        f"@faier.program(inputs=faier.grid({case.length}, {case.top}))\n"
+        "def fuzz(x, ctx):\n"
+        "    z1 = ctx.draw(faier.Distribution.of({i: p for i, p in enumerate(FIRST[x]) if p}))\n"
+        "    z2 = 0\n"
+        "    if SECOND is not None:\n"
+        "        row = SECOND[(x[0], z1)]\n"
+        "        z2 = ctx.draw(faier.Distribution.of({i: p for i, p in enumerate(row) if p}))\n"
+        "    return LABEL[(z1, z2)]\n"
+    )
+
+
+def tester_check(check: Checker, case: ProgramCase, ratio: Fraction | None, seed: int) -> None:
+    """The tester's lower bound may not exceed ε* by far (a sanity check, never a verdict).
+
+    ``faier bound`` also recomputes ε* exactly from the file: that part must
+    equal the brute force exactly.
+    """
+    from faier import testing
+
+    check.used("tester")
+    relation = f"{'every' if case.privacy == 'every' else 'one'}-query:{case.delta}"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "fuzz_program.py"
+        path.write_text(program_source(case))
+        try:
+            report = testing.bound(
+                str(path),
+                samples=20_000,
+                selection_samples=5_000,
+                seed=seed % 2**31,
+                workers=1,
+                neighbours=relation,
+            )
+        except Exception as exc:
+            check.crash("tester bound", exc)
+            return
+    star = None if report.exact is None else report.exact.epsilon_star
+    check.expect(
+        star is not None and star.ratio == ratio,
+        f"tester: exact ε* of the file is {star}, brute force ln({ratio_text(ratio)})",
+    )
+    if report.rejected is not None and ratio is not None:
+        check.expect(
+            report.rejected <= math.log(ratio) + TESTER_SLACK,
+            f"tester: rejected ε = {report.rejected} far above ε* = {math.log(ratio):.6f}",
+        )
+        if report.rejected > math.log(ratio):
+            check.report.notes.append(f"tester rejected {report.rejected} > ε* (within noise)")
+
+
+# ---------------------------------------------------------------- driver
+
+RUNNERS: dict[str, Callable[[int, Rates, Checker], str]] = {
+    "hmm": case_hmm,
+    "program": case_program,
+    "interactive": case_interactive,
+    "parametric": case_parametric,
+    "dpctl": case_dpctl,
+}
+
+
+def run_case(kind: str, seed: int, rates: Rates) -> CaseReport:
+    """One case in this process; a crash of the case itself is a disagreement too."""
+    report = CaseReport(kind, seed)
+    check = Checker(report)
+    started = time.perf_counter()
+    try:
+        report.description = RUNNERS[kind](seed, rates, check)
+    except Exception as exc:
+        check.crash(f"{kind} case", exc)
+        report.notes.append(traceback.format_exc())
+    report.seconds = time.perf_counter() - started
+    if report.disagreements and not report.description:
+        report.description = "(generation failed; replay the seed)"
+    return report
+
+
+def run_batch(jobs: Sequence[tuple[str, int]], rates: Rates) -> list[CaseReport]:
+    return [run_case(kind, seed, rates) for kind, seed in jobs]
+
+
+def schedule(kinds: Sequence[str], cases: int, seed: int) -> list[tuple[str, int]]:
+    """Case (kind, seed) pairs interleaved by weight; each case seed is reproducible alone."""
+    total = sum(WEIGHTS[k] for k in kinds)
+    counts = {k: max(1, cases * WEIGHTS[k] // total) for k in kinds}
+    while sum(counts.values()) < cases:
+        counts[kinds[sum(counts.values()) % len(kinds)]] += 1
+    jobs = [(k, seed * 1_000_003 + i) for k in kinds for i in range(counts[k])]
+    random.Random(seed).shuffle(jobs)
+    return jobs[:cases] if len(jobs) > cases else jobs
+
+
+def run_all(
+    jobs: Sequence[tuple[str, int]], rates: Rates, workers: int, seconds: float | None
+) -> tuple[list[CaseReport], float]:
+    """Every job, in ``workers`` processes (1: in this one), stopping after ``seconds``."""
+    started = time.perf_counter()
+    deadline = None if seconds is None else started + seconds
+    reports: list[CaseReport] = []
+    batches = [jobs[i : i + 8] for i in range(0, len(jobs), 8)]
+    if workers <= 1:
+        for batch in batches:
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+            reports += run_batch(batch, rates)
+        return reports, time.perf_counter() - started
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        pending: set[Future[list[CaseReport]]] = set()
+        queue = iter(batches)
+        while True:
+            while len(pending) < 2 * workers and (
+                deadline is None or time.perf_counter() < deadline
+            ):
+                batch = next(queue, None)
+                if batch is None:
+                    break
+                pending.add(pool.submit(run_batch, batch, rates))
+            if not pending:
+                break
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                reports += future.result()
+    return reports, time.perf_counter() - started
+
+
+def summary(reports: Sequence[CaseReport], seconds: float, seed: int, slowest: int = 5) -> str:
+    """The table: cases, disagreements and engines per kind, then each disagreement, the slowest."""
+    lines = [f"{'kind':<12} {'cases':>6} {'disagree':>9} {'s/case':>8}  engines"]
+    for kind in KINDS:
+        mine = [r for r in reports if r.kind == kind]
+        if not mine:
+            continue
+        bad = sum(1 for r in mine if r.disagreements)
+        engines = sorted({e for r in mine for e in r.engines})
+        mean = sum(r.seconds for r in mine) / len(mine)
+        lines.append(f"{kind:<12} {len(mine):>6} {bad:>9} {mean:>8.3f}  {', '.join(engines)}")
+    bad_reports = [r for r in reports if r.disagreements]
+    rate = len(reports) / seconds if seconds else 0.0
+    lines.append(
+        f"total: {len(reports)} cases, {len(bad_reports)} with disagreements, "
+        f"{seconds:.1f} s wall ({rate:.2f} cases/s), seed {seed}"
+    )
+    for r in bad_reports:
+        lines.append(f"\nDISAGREEMENT kind={r.kind} case seed={r.seed}")
+        lines.append(
+            "  reproduce: .venv/bin/python benchmarks/soundness.py "
+            f"--kinds {r.kind} --replay {r.seed}"
+        )
+        lines += [f"  - {d}" for d in r.disagreements]
+        lines.append(f"  case: {r.description}")
+    lines.append("\nslowest cases:")
+    for r in sorted(reports, key=lambda r: r.seconds, reverse=True)[:slowest]:
+        lines.append(
+            f"  {r.seconds:7.3f} s  {r.kind:<12} seed {r.seed}  engines: {', '.join(r.engines)}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", type=int, default=10_000, help="number of cases (default 10000)")
+    parser.add_argument("--seed", type=int, default=11, help="run seed (default 11)")
+    parser.add_argument(
+        "--seconds", type=float, default=None, help="stop starting cases after this"
+    )
+    parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
+    parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--replay", type=int, default=None, help="run one case seed of --kinds")
+    parser.add_argument("--smt-rate", type=float, default=Rates.smt)
+    parser.add_argument("--cli-rate", type=float, default=Rates.cli)
+    args = parser.parse_args(argv)
+    rates = Rates(smt=args.smt_rate, cli=args.cli_rate)
+    if args.replay is not None:
+        reports = [run_case(k, args.replay, Rates(1, 1, 1, 1, 1)) for k in args.kinds]
+        for r in reports:
+            print(f"{r.kind} seed {r.seed}: {r.description}")
+            print("\n".join(f"  - {d}" for d in r.disagreements) or "  no disagreement")
+            print("\n".join(r.notes))
+        return 1 if any(r.disagreements for r in reports) else 0
+    jobs = schedule(args.kinds, args.cases, args.seed)
+    reports, seconds = run_all(jobs, rates, args.workers, args.seconds)
+    print(summary(reports, seconds, args.seed))
+    return 1 if any(r.disagreements for r in reports) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,151 @@
+"""PRISM constants set with --set: a Crowds model checks, and values out of range are bad input.
+
+Storm refuses such values with raw messages (a RuntimeError for a negative
+probability, a WrongFormatException for an empty range) or, for a zero
+divisor, kills the process with SIGFPE; each must become exit 2 with one
+line naming the constants and the fix.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+import faier.cli.main  # noqa: F401  (registers the commands on the app)
+from faier.cli.common import app
+
+CROWDS = Path(__file__).parent / "models" / "crowds.pm"
+FORMULA = "D{ln(3), 0}[F reportedA]"
+
+runner = CliRunner()
+
+
+def constants(pf: str = "4/5", bad: str = "1", size: str = "5", runs: str = "2") -> list[str]:
+    """--set options for the four constants of crowds.pm, one of them changed."""
+    values = {"PF": pf, "badC": bad, "CrowdSize": size, "TotalRuns": runs}
+    return [part for name, value in values.items() for part in ("--set", f"{name}={value}")]
+
+
+def check(options: list[str], formula: str = FORMULA, *extra: str) -> Result:
+    args = ["check", str(CROWDS), *options, "--neighbors", "@sentA~@sentB", "-f", formula]
+    result = runner.invoke(app, [*args, *extra], env={"COLUMNS": "200"})
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    return result
+
+
+def reported(pf: Fraction, bad: int, size: int) -> tuple[Fraction, Fraction]:
+    """Pr(a corrupt member reports A in one run) when A sends, and when B sends, by hand.
+
+    x_A, x_B: the probability of a report naming A once an honest member (A, B;
+    any other honest member behaves like B) holds the message.
+    """
+    to_bad, to_one = Fraction(bad, size), Fraction(1, size)
+    to_rest = Fraction(size - bad - 2, size)
+    x_b = pf * pf * to_one * to_bad / (1 - pf * (2 * to_one + to_rest))
+    x_a = pf * to_bad + x_b
+    after_first = to_one * x_a + (to_one + to_rest) * x_b
+    return to_bad + after_first, after_first
+
+
+def test_crowds_probabilities_match_a_hand_computation() -> None:
+    result = check(constants(runs="1"), "P=? [F reportedA]", "--json")
+    assert result.exit_code == 0, result.stderr
+    values = json.loads(result.stdout)["values"]
+    sent_a, sent_b = reported(Fraction(4, 5), 1, 5)
+    assert (sent_a, sent_b) == (Fraction(13, 45), Fraction(4, 45))
+    assert values == {
+        "holder=0,phase=0,runs=0,seenA=0,seenB=0,who=0": str(sent_a),
+        "holder=1,phase=0,runs=0,seenA=0,seenB=0,who=1": str(sent_b),
+    }
+
+
+def test_crowds_privacy_over_two_runs() -> None:
+    """Two runs: 1 − (32/45)² against 1 − (41/45)², a ratio of 1001/344 < 3."""
+    holds = check(constants(), FORMULA, "--json")
+    assert holds.exit_code == 0, holds.stderr
+    row = json.loads(holds.stdout)["operators"][0]["rows"][0]
+    assert row["tightest_epsilon"]["ratio"] == "1001/344"
+    assert check(constants(), "D{ln(2), 0}[F reportedA]").exit_code == 1
+
+
+def assert_bad_input(result: Result, message: str) -> None:
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert lines == [f"error: {CROWDS}: {message}"]
+    assert "Traceback" not in result.output
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            constants(pf="1.3"),
+            "--set PF=1.3 makes the probability (1 - PF) negative (give PF a value in [0, 1])",
+        ),
+        (
+            constants(runs="-1"),
+            "--set TotalRuns=-1 makes the range of runs, [0..TotalRuns], empty"
+            " (choose TotalRuns so that 0 ≤ TotalRuns)",
+        ),
+        (
+            constants(pf="-0.5"),
+            "--set PF=-0.5, badC=1, CrowdSize=5 make the probability (PF * (badC / CrowdSize))"
+            " negative (= -1/10) (give PF a value in [0, 1])",
+        ),
+        (
+            constants(bad="4"),
+            "--set badC=4, CrowdSize=5 make the probability (((CrowdSize - badC) - 2) / CrowdSize)"
+            " negative (= -1/5) (choose badC, CrowdSize so that"
+            " (((CrowdSize - badC) - 2) / CrowdSize) ≥ 0)",
+        ),
+        (
+            constants(size="-3"),
+            "--set badC=1, CrowdSize=-3 make the probability (badC / CrowdSize) negative (= -1/3)"
+            " (choose badC, CrowdSize so that (badC / CrowdSize) ≥ 0)",
+        ),
+    ],
+    ids=["PF above 1", "empty range", "PF below 0", "too many corrupt", "negative crowd"],
+)
+def test_out_of_range_constant_is_bad_input(options: list[str], message: str) -> None:
+    assert_bad_input(check(options), message)
+    assert_bad_input(check(options, FORMULA, "--json"), message)
+
+
+def test_probability_above_one_is_bad_input(tmp_path: Path) -> None:
+    model = tmp_path / "coin.pm"
+    model.write_text(
+        "dtmc\nconst double q;\nmodule coin\n  s : [0..1];\n"
+        "  [] s=0 -> 2*q : (s'=1) + 1/2 : (s'=0);\n  [] s=1 -> true;\nendmodule\n"
+        'label "heads" = s=1;\n'
+    )
+    result = runner.invoke(app, ["check", str(model), "--set", "q=3/4", "-f", "P>=0 [F heads]"])
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        f"error: {model}: --set q=3/4 makes the probability (2 * q) exceed 1 (= 3/2)"
+        " (choose q so that (2 * q) ≤ 1)"
+    ]
+
+
+def test_zero_divisor_is_bad_input_not_a_crash() -> None:
+    """Storm's exact arithmetic raises SIGFPE on 1/0, so this runs in its own process."""
+    args = [str(CROWDS), *constants(size="0"), "--neighbors", "@sentA~@sentB", "-f", FORMULA]
+    done = subprocess.run(
+        [sys.executable, "-c", "from faier.cli.main import main; main()", "check", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"error: {CROWDS}: --set CrowdSize=0 makes (badC / CrowdSize) divide by zero"
+        " (choose CrowdSize so that CrowdSize ≠ 0)"
+    ]
+    assert done.stdout == ""
