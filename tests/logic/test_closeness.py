@@ -17,7 +17,7 @@ from typer.testing import CliRunner, Result
 
 import faier.cli.main  # noqa: F401  (registers the commands on the app)
 from faier.cli.common import app
-from faier.logic._closeness import FLOAT_MAX, Budget, saturated, scaled
+from faier.logic._closeness import FLOAT_MAX, DiffBudget, saturated, scaled
 from faier.privacy.budget import Epsilon
 
 runner = CliRunner()
@@ -29,8 +29,8 @@ def run(args: list[str]) -> Result:
     return result
 
 
-def budget(epsilon: str, delta: Fraction = Fraction(0)) -> Budget:
-    return Budget(Epsilon.parse(epsilon), delta)
+def budget(epsilon: str, delta: Fraction = Fraction(0)) -> DiffBudget:
+    return DiffBudget(Epsilon.parse(epsilon), delta)
 
 
 def test_float_helpers_saturate() -> None:

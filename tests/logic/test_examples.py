@@ -8,7 +8,12 @@ import pytest
 
 from faier.errors import SpecError
 from faier.logic import check
-from faier.logic.examples import EXAMPLES, build_example, subsampling_majority, truncated_geometric
+from faier.logic.examples import (
+    LOGIC_EXAMPLES,
+    build_example,
+    subsampling_majority,
+    truncated_geometric,
+)
 from faier.results import Verdict
 
 EXPECTED = {
@@ -21,11 +26,11 @@ EXPECTED = {
 }
 
 
-@pytest.mark.parametrize("name", list(EXAMPLES))
+@pytest.mark.parametrize("name", list(LOGIC_EXAMPLES))
 def test_suggested_formulas(name: str) -> None:
     model = build_example(name)
     assert model.neighbours.pairs
-    for formula in EXAMPLES[name].formulas:
+    for formula in LOGIC_EXAMPLES[name].formulas:
         assert check(model, formula).verdict is EXPECTED[name], formula
 
 

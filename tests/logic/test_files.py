@@ -9,7 +9,7 @@ import pytest
 
 from faier.errors import InputError, ModelError
 from faier.logic import NeighbourSpec, check, load_model, parse_neighbour_spec
-from faier.logic.files import load_model_file
+from faier.logic.files import load_logic_file
 from faier.results import Verdict
 
 SURVEY_YAML = """\
@@ -123,9 +123,9 @@ def test_bad_chain_files(tmp_path: Path, text: str, where: str, words: str) -> N
 
 def test_bad_json_and_suffix(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="line 2"):
-        load_model_file(_write(tmp_path, "bad.json", '{"states": ["a"],\n ]}'))
+        load_logic_file(_write(tmp_path, "bad.json", '{"states": ["a"],\n ]}'))
     with pytest.raises(ModelError, match="unknown file type"):
-        load_model_file(_write(tmp_path, "model.txt", "states: [a]"))
+        load_logic_file(_write(tmp_path, "model.txt", "states: [a]"))
     with pytest.raises(ModelError, match="file not found"):
         load_model(str(tmp_path / "missing.yaml"))
     with pytest.raises(ModelError, match="neither a built-in example"):

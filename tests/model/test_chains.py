@@ -43,7 +43,7 @@ def test_mdp_actions() -> None:
             "t": {"stay": {"t": Fraction(1)}},
         },
     )
-    assert mdp.enabled("s") == ("L", "H")
+    assert tuple(mdp.actions["s"]) == ("L", "H")
     with pytest.raises(ModelError, match="no action"):
         MDP(("s",), {"s": {}})
     with pytest.raises(ModelError, match="not 1"):

@@ -71,7 +71,7 @@ def scaled(epsilon: Epsilon, q: Fraction) -> float:
 
 
 @dataclass(frozen=True)
-class Budget:
+class DiffBudget:
     """ε and δ of one D operator, with e^ε as a (saturating) float for display and the fast path."""
 
     epsilon: Epsilon

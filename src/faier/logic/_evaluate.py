@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from faier.errors import FaierError
 from faier.logic._bounded import chain_probability
-from faier.logic._closeness import Budget, closer_to_failing
+from faier.logic._closeness import DiffBudget, closer_to_failing
 from faier.logic._mdp import (
     PairCheck,
     enumerate_words,
@@ -209,7 +209,7 @@ class Evaluator:
     # D -------------------------------------------------------------------------------
 
     def _diff(self, node: Diff) -> Truth:
-        budget = Budget(node.epsilon, node.delta)
+        budget = DiffBudget(node.epsilon, node.delta)
         if isinstance(self.system, MarkovChain):
             operator = self._diff_chain(node, budget)
         else:
@@ -217,7 +217,7 @@ class Evaluator:
         self.operators[node] = operator
         return operator.truth
 
-    def _diff_chain(self, node: Diff, budget: Budget) -> Operator:
+    def _diff_chain(self, node: Diff, budget: DiffBudget) -> Operator:
         values = self.values(node.path)
         relation = self.model.neighbours
         rows: dict[str, OperatorRow] = {}
@@ -247,7 +247,7 @@ class Evaluator:
             )
         return _operator(node, rows)
 
-    def _diff_mdp(self, node: Diff, budget: Budget, mdp: MDP) -> Operator:
+    def _diff_mdp(self, node: Diff, budget: DiffBudget, mdp: MDP) -> Operator:
         letters = query_letters(mdp)
         sat, undecided = self.inputs(node.path)
         relation = self.model.neighbours

@@ -30,7 +30,7 @@ from faier.logic._bounded import (
     word_probability,
     word_row,
 )
-from faier.logic._closeness import Budget, closer_to_failing, scaled
+from faier.logic._closeness import DiffBudget, closer_to_failing, scaled
 from faier.logic._storm import StormSystem
 from faier.logic.outcome import Closeness
 from faier.logic.syntax import Formula
@@ -77,7 +77,7 @@ class PairCheck:
 
 
 def _comparisons(
-    budget: Budget, s: str, t: str, ps: Fraction, pt: Fraction
+    budget: DiffBudget, s: str, t: str, ps: Fraction, pt: Fraction
 ) -> Iterator[tuple[str, str, Fraction, Fraction, int]]:
     yield s, t, ps, pt, budget.excess(ps, pt)
     yield t, s, pt, ps, budget.excess(pt, ps)
@@ -163,7 +163,7 @@ class WordSearch:
     letters: tuple[str, ...]
     path: Formula
     sat: Mapping[Formula, frozenset[str]]
-    budget: Budget
+    budget: DiffBudget
     limit: int
     nodes: int = 0
 
@@ -247,7 +247,7 @@ def enumerate_words(
     letters: tuple[str, ...],
     path: Formula,
     sat: Mapping[Formula, frozenset[str]],
-    budget: Budget,
+    budget: DiffBudget,
     pairs: list[tuple[str, str]],
     limit: int,
 ) -> dict[tuple[str, str], PairCheck]:
@@ -345,7 +345,7 @@ def recheck(
 
 
 def proposition2(
-    budget: Budget,
+    budget: DiffBudget,
     high: Mapping[str, Fraction],
     low: Mapping[str, Fraction],
     s: str,
@@ -390,7 +390,7 @@ def tail_violation(
     letters: tuple[str, ...],
     path: Formula,
     sat: Mapping[Formula, frozenset[str]],
-    budget: Budget,
+    budget: DiffBudget,
     s: str,
     t: str,
 ) -> Closeness | None:

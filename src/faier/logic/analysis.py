@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Literal
 
 from faier.errors import SpecError
-from faier.logic._closeness import FLOAT_MAX, Budget, scaled
+from faier.logic._closeness import FLOAT_MAX, DiffBudget, scaled
 from faier.logic._evaluate import Evaluator
 from faier.logic._mdp import WordSearch, WordsExhausted, query_letters
 from faier.logic.checker import WORD_LIMIT
@@ -93,7 +93,7 @@ def least_delta(
     sat, undecided = evaluator.inputs(formula)
     if undecided:
         raise SpecError("a nested D is undecided", fix="simplify the path formula")
-    budget = Budget(eps, Fraction(0))
+    budget = DiffBudget(eps, Fraction(0))
     candidates: list[DeltaNeed] = []
     system = model.system
     if isinstance(system, MDP) and method == "words":

@@ -1,7 +1,7 @@
 """The models of dpCTL* (Liu, Wang, Zhang: Model Checking Differentially Private Properties).
 
 Each builder returns a :class:`LogicModel` with the paper's states, labels,
-initial states and neighbour relation; ``EXAMPLES`` names them for
+initial states and neighbour relation; ``LOGIC_EXAMPLES`` names them for
 ``faier check``.  Output states lead to the paper's sink ``†`` (a self-loop,
 dpCTL* §3.1).  docs/REFERENCES.md cites the paper.
 """
@@ -352,7 +352,7 @@ def _fraction(settings: Mapping[str, str], name: str, default: Fraction | None) 
         raise SpecError(f"{name} = {text!r} is not a number", where=f"--set {name}") from None
 
 
-EXAMPLES: dict[str, LogicExample] = {
+LOGIC_EXAMPLES: dict[str, LogicExample] = {
     e.name: e
     for e in (
         LogicExample(
@@ -422,7 +422,7 @@ EXAMPLES: dict[str, LogicExample] = {
 
 def build_example(name: str, settings: Mapping[str, str] | None = None) -> LogicModel:
     """A built-in model by name, with ``--set`` parameters checked against its own."""
-    example = EXAMPLES[name]
+    example = LOGIC_EXAMPLES[name]
     given = dict(settings or {})
     allowed = {s.name for s in example.settings}
     for key in given:

@@ -31,7 +31,7 @@ KEYS = (
 SUFFIXES = (".yaml", ".yml", ".json")
 
 
-def load_model_file(path: str | Path) -> LogicModel:
+def load_logic_file(path: str | Path) -> LogicModel:
     """Read a chain/MDP file (``.yaml``, ``.yml`` or ``.json``)."""
     source = str(path)
     file = Path(path)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from faier.errors import ModelError, SpecError
 from faier.logic import files, prism
-from faier.logic.examples import EXAMPLES, build_example
+from faier.logic.examples import LOGIC_EXAMPLES, build_example
 from faier.logic.models import LogicModel
 from faier.logic.neighbours import NeighbourSpec, neighbour_spec_from_data, parse_neighbour_spec
 from faier.model.files import read_document_file
@@ -21,7 +21,7 @@ from faier.model.files import read_document_file
 def load_model(target: str, settings: Mapping[str, str] | None = None) -> LogicModel:
     """The model a target names; ``settings`` are example parameters or PRISM constants."""
     given = dict(settings or {})
-    if target in EXAMPLES:
+    if target in LOGIC_EXAMPLES:
         return build_example(target, given)
     suffix = Path(target).suffix.lower()
     if suffix in prism.SUFFIXES:
@@ -32,10 +32,10 @@ def load_model(target: str, settings: Mapping[str, str] | None = None) -> LogicM
                 f"--set {next(iter(given))}: a model file has no parameters",
                 fix="remove --set, or edit the file",
             )
-        return files.load_model_file(target)
+        return files.load_logic_file(target)
     raise ModelError(
         f"{target!r} is neither a built-in example nor a model file",
-        fix=f"built-in examples: {', '.join(EXAMPLES)}; files: *.pm, *.prism, *.nm, "
+        fix=f"built-in examples: {', '.join(LOGIC_EXAMPLES)}; files: *.pm, *.prism, *.nm, "
         "*.yaml, *.yml, *.json",
     )
 

@@ -22,14 +22,14 @@ def _frac(value: Fraction | None) -> str | None:
     return None if value is None else str(value)
 
 
-def short(value: Fraction, limit: int = 24) -> str:
+def compact(value: Fraction, limit: int = 24) -> str:
     """A probability as exact text when it is short, else ``≈ 0.0602816`` (JSON keeps it exact)."""
     text = str(value)
     return text if len(text) <= limit else f"≈ {float(value):.6g}"
 
 
 def _equals(value: Fraction) -> str:
-    text = short(value)
+    text = compact(value)
     return text if text.startswith("≈") else f"= {text}"
 
 

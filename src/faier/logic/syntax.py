@@ -229,11 +229,6 @@ def is_state_formula(formula: Formula) -> bool:
     return all(is_state_formula(child) for child in children(formula))
 
 
-def atoms(formula: Formula) -> frozenset[str]:
-    """Every label the formula mentions."""
-    return frozenset(f.name for _, f in walk(formula) if isinstance(f, Atom))
-
-
 def horizon(path: Formula) -> int | None:
     """How many steps decide a path formula (None: unboundedly many).
 

@@ -77,7 +77,3 @@ class MDP:
     def label(self, state: str) -> frozenset[str]:
         """The atomic propositions true in a state."""
         return self.labels.get(state, frozenset())
-
-    def enabled(self, state: str) -> tuple[str, ...]:
-        """Actions available in a state."""
-        return tuple(self.actions[state])

@@ -22,7 +22,6 @@ from faier.model.probability import parse_number
 if TYPE_CHECKING:
     import sympy
 
-RELATIONS = ("<=", ">=", "!=", "==", "<", ">", "=")
 _SPLIT = re.compile(r"(<=|>=|!=|==|<|>|=)")
 _IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
 _FIX = re.compile(rf"^\s*({_IDENTIFIER})\s*=\s*([^=<>!]+)$")

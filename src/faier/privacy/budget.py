@@ -219,10 +219,3 @@ def parse_delta(text: str | float | Fraction) -> Fraction:
     if not 0 <= value <= 1:
         raise SpecError(f"δ = {text} is not in [0, 1]", fix="δ is a probability")
     return value
-
-
-def exp_epsilon_symbolic(eps: Epsilon) -> sympy.Expr:
-    """e^ε as a sympy number (rational when possible)."""
-    import sympy
-
-    return _rational(eps.exp_ratio) if eps.exp_ratio is not None else sympy.exp(eps.expr)

@@ -23,7 +23,6 @@ from fractions import Fraction
 
 from faier.errors import SpecError
 from faier.model.distribution import Distribution
-from faier.model.values import show_input
 from faier.privacy.specs import Comparison, Pufferfish
 
 Dataset = tuple[tuple[bool, ...], ...]
@@ -160,8 +159,3 @@ def pufferfish_from_data(
     if not comparisons:
         raise SpecError("every discriminative pair has a secret of probability 0 under the prior")
     return Pufferfish(tuple(comparisons), description)
-
-
-def describe_distribution(dist: Distribution[Hashable]) -> str:
-    """``0: 1/2, 1: 1/2`` with inputs shown as users write them."""
-    return ", ".join(f"{show_input(x)}: {p}" for x, p in dist)

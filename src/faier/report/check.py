@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.table import Table
 
-from faier.logic.outcome import short
+from faier.logic.outcome import compact
 from faier.results import Loss, Verdict
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def _approx(value: Fraction) -> str:
 
 def _margin(c: Closeness) -> str:
     if c.margin is not None:
-        return short(c.margin) if abs(c.margin) < sys.float_info.max else _approx(c.margin)
+        return compact(c.margin) if abs(c.margin) < sys.float_info.max else _approx(c.margin)
     if c.margin_value >= sys.float_info.max:
         return f"> {sys.float_info.max:.6g}"
     return f"≈ {c.margin_value:.6g}"
@@ -74,7 +74,7 @@ def render_check(result: CheckResult, console: Console) -> None:
         values.add_column("probability")
         values.add_column("≈")
         for name, value in result.values:
-            values.add_row(name, short(value, 60), f"{float(value):.6g}")
+            values.add_row(name, compact(value, 60), f"{float(value):.6g}")
         console.print(values)
     else:
         states = Table(title="states", title_justify="left")
@@ -102,9 +102,9 @@ def _operator_table(report: OperatorReport) -> Table:
     table.add_column("decided by")
     for row in report.rows:
         if row.bounds is not None:
-            probability = f"[{short(row.bounds[0])}, {short(row.bounds[1])}]"
+            probability = f"[{compact(row.bounds[0])}, {compact(row.bounds[1])}]"
         else:
-            probability = "" if row.probability is None else short(row.probability)
+            probability = "" if row.probability is None else compact(row.probability)
         cells = [row.state, row.verdict.value, probability]
         if report.kind == "D":
             cells += [

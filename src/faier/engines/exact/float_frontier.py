@@ -489,10 +489,6 @@ def _audit(guess: float, exact: float, eta: float) -> None:
         )
 
 
-def _may_beat(bound: Loss, incumbent: Loss | None) -> bool:
-    return incumbent is None or bound.exceeds(incumbent)
-
-
 def _merge(
     exact: _Exact, child: _Level, depth: int, survivors: Indices, counts: SearchCounts
 ) -> Indices:

@@ -147,10 +147,6 @@ class Polynomial:
             total += term
         return total
 
-    def used(self) -> set[str]:
-        """The variables that actually occur."""
-        return {v for i, v in enumerate(self.variables) if any(m[i] for m in self.terms)}
-
     def integer_terms(self) -> list[tuple[Monomial, int]]:
         """The terms times the lcm of the coefficient denominators (sign and order kept)."""
         scale = math.lcm(*(c.denominator for c in self.terms.values())) if self.terms else 1

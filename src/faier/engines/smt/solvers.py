@@ -18,7 +18,6 @@ from fractions import Fraction
 from faier.errors import InputError
 
 SOLVERS = ("z3", "cvc5")
-STATUSES = ("sat", "unsat", "unknown", "timeout", "error")
 INTERVAL_DIGITS = 40
 
 

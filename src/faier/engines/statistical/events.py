@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -332,17 +332,6 @@ class Features:
         child = Features(self.out, rows)
         child.parent = self
         return child
-
-
-class Block(Protocol):
-    """All events of one feature (or one pair of features), counted together."""
-
-    @property
-    def size(self) -> int: ...
-
-    def count(self, features: Features) -> IntArray: ...
-
-    def event(self, k: int) -> Event: ...
 
 
 @dataclass(frozen=True)
