@@ -311,7 +311,11 @@ def _located(target: str | Problem, problem: Problem, run: Callable[[], Result])
         if exc.where is not None and exc.where.startswith(str(path)):
             raise
         cause = exc.__cause__ if exc.__cause__ is not None else exc
-        raise exc.located(place_in_file(cause, path)) from exc.__cause__
+        place = place_in_file(cause, path)
+        returned_at = getattr(exc, "returned_at", None)
+        if returned_at is not None and Path(returned_at[0]).resolve() == path.resolve():
+            place = f"{path}:{returned_at[1]}"
+        raise exc.located(place) from exc.__cause__
     except ModelError as exc:
         if is_model_file and not (exc.where or "").startswith(str(target)):
             raise exc.located(str(target)) from None

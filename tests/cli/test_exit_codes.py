@@ -76,7 +76,8 @@ DATA = Path(__file__).parent / "data"
 
 
 @pytest.mark.parametrize(
-    ("file", "where"), [("uses_random.py", "uses_random.py:"), ("draws_at_random.py", ":14:")]
+    ("file", "where"),
+    [("uses_random.py", "uses_random.py:13:"), ("draws_at_random.py", "draws_at_random.py:14:")],
 )
 def test_a_mechanism_using_other_randomness_is_bad_input(
     capsys: pytest.CaptureFixture[str], file: str, where: str

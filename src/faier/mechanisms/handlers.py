@@ -8,9 +8,12 @@ Bodies must be deterministic apart from their draws.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
+from pathlib import Path
+from types import FrameType
 from typing import Protocol, TypeVar
 
 import numpy as np
@@ -23,7 +26,22 @@ R = TypeVar("R")
 
 
 class Nondeterministic(MechanismError):
-    """A body gave different draws or results for the same choices (it uses other randomness)."""
+    """A body gave different draws or results for the same choices (it uses other randomness).
+
+    ``returned_at`` is (file, line) of the user's return statement when the
+    results differed, since no traceback leads there.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        where: str | None = None,
+        fix: str | None = None,
+        returned_at: tuple[str, int] | None = None,
+    ) -> None:
+        self.returned_at = returned_at
+        super().__init__(message, where=where, fix=fix)
 
 
 def guarded(name: str, call: Callable[..., R], *args: object) -> R:
@@ -36,7 +54,9 @@ def guarded(name: str, call: Callable[..., R], *args: object) -> R:
     except Nondeterministic as exc:
         if exc.message.startswith("mechanism "):
             raise
-        raise Nondeterministic(f"mechanism {name!r} {exc.message}", fix=exc.fix) from exc
+        raise Nondeterministic(
+            f"mechanism {name!r} {exc.message}", fix=exc.fix, returned_at=exc.returned_at
+        ) from exc
     except (BudgetExceeded, MechanismError):
         raise
     except (Exception, SystemExit) as exc:  # user code may raise (or exit) anything
@@ -148,7 +168,38 @@ def _check_rerun(
             f"is not deterministic apart from ctx.draw: the same draws gave {result!r} and then "
             f"{repeated!r}",
             fix=NONDETERMINISTIC_FIX,
+            returned_at=_return_place(body, choices, drawn),
         )
+
+
+_FAIER_ROOT = str(Path(__file__).resolve().parents[1])
+
+
+def _return_place(
+    body: Callable[[Context], R],
+    choices: list[int],
+    drawn: list[tuple[tuple[Hashable, Fraction], ...]],
+) -> tuple[str, int] | None:
+    """(file, line) where the user's code returned on one more rerun: its last return outside faier.
+
+    Only called once a body has been caught giving two results, to point at the line.
+    """
+    places: list[tuple[str, int]] = []
+
+    def profile(frame: FrameType, event: str, _arg: object) -> None:
+        filename = frame.f_code.co_filename
+        if event == "return" and not filename.startswith((_FAIER_ROOT, "<")):
+            places.append((filename, frame.f_lineno))
+
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        body(_Replay(prefix=list(choices), drawn=list(drawn)))
+    except Exception:  # the rerun only looks for a line; the error is reported already
+        return None
+    finally:
+        sys.setprofile(previous)
+    return places[-1] if places else None
 
 
 def distribution_of(
