@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from faier.errors import InputError, SpecError
 from faier.logic.loading import load_neighbours
@@ -105,3 +107,13 @@ def test_data_and_files(tmp_path: object) -> None:
         load_neighbours(str(folder / "n.json"))
     with pytest.raises(SpecError, match="file not found"):
         load_neighbours(str(folder / "missing.yaml"))
+
+
+@given(st.sets(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=20))
+def test_neighbours_come_from_an_index_in_model_order(raw: set[tuple[int, int]]) -> None:
+    """The index gives what a scan of the states in model order gives."""
+    states = tuple(f"s{i}" for i in (3, 0, 7, 1, 6, 2, 5, 4))
+    relation = NeighbourRelation.from_pairs(states, [(f"s{a}", f"s{b}") for a, b in raw])
+    for state in states:
+        scanned = tuple(t for t in states if (state, t) in relation.pairs)
+        assert relation.neighbours(state) == scanned

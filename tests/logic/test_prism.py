@@ -13,12 +13,20 @@ import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
+from typing import cast
 
 import pytest
 from typer.testing import CliRunner, Result
 
 import faier.cli.main  # noqa: F401  (registers the commands on the app)
 from faier.cli.common import app
+from faier.errors import ModelError
+from faier.logic import check as check_formula
+from faier.logic import parse_neighbour_spec
+from faier.logic._storm import StormRows, stormpy
+from faier.logic.models import LogicModel
+from faier.logic.prism import load_prism
+from faier.results import Verdict
 
 CROWDS = Path(__file__).parent / "models" / "crowds.pm"
 FORMULA = "D{ln(3), 0}[F reportedA]"
@@ -149,3 +157,63 @@ def test_zero_divisor_is_bad_input_not_a_crash() -> None:
         " (choose CrowdSize so that CrowdSize ≠ 0)"
     ]
     assert done.stdout == ""
+
+
+# --- large models: Storm's matrix is the model -------------------------------------------
+
+
+def _crowds(runs: int) -> LogicModel:
+    return load_prism(CROWDS, {"PF": "4/5", "badC": "1", "CrowdSize": "5", "TotalRuns": str(runs)})
+
+
+def test_rows_are_read_from_storms_matrix_as_the_eager_conversion_reads_them() -> None:
+    """The lazily converted rows equal a row-by-row conversion of the same built model."""
+    model = _crowds(3)
+    rows = model.system.transitions  # type: ignore[union-attr]
+    assert isinstance(rows, StormRows)
+    states = model.system.states
+    matrix = rows.model.transition_matrix
+    for i, state in enumerate(states):
+        expected: dict[str, Fraction] = {}
+        for entry in matrix.get_row(i):
+            target = states[entry.column]
+            expected[target] = expected.get(target, Fraction(0)) + Fraction(str(entry.value))
+        assert rows[state] == expected
+        assert sum(expected.values()) == 1
+
+
+def test_state_dependent_probabilities_are_converted_and_checked_row_by_row(
+    tmp_path: Path,
+) -> None:
+    """A probability over a variable may leave [0, 1] in some state: every entry is checked."""
+    text = (
+        "dtmc\nmodule m\n  s : [0..1] init 1;\n"
+        "  [] true -> s/2 + LOW : (s'=0) + 1 - s/2 - LOW : (s'=1);\nendmodule\n"
+    )
+    path = tmp_path / "moving.pm"
+    path.write_text(text.replace("LOW", "-1/4"), encoding="utf-8")  # -1/4 in state s=0
+    with pytest.raises(ModelError, match=r"a transition probability is (5/4|-1/4)"):
+        load_prism(path)
+    path.write_text(text.replace("LOW", "0"), encoding="utf-8")
+    model = load_prism(path)
+    rows = model.system.transitions  # type: ignore[union-attr]
+    assert not isinstance(rows, StormRows)
+    assert rows["s=1"] == {"s=0": Fraction(1, 2), "s=1": Fraction(1, 2)}
+
+
+def test_d_on_a_large_crowds_model_equals_storms_own_probabilities() -> None:
+    """30 runs (75k states): D compares the two senders only, with Storm's exact values."""
+    model = _crowds(30)
+    assert len(model.system.states) > 70_000
+    result = check_formula(
+        model.with_neighbours(parse_neighbour_spec("@sentA~@sentB")),
+        "D{ln(3), 0}[F reportedA]",
+    )
+    assert result.verdict is Verdict.HOLDS
+    sp = stormpy()
+    built = cast(StormRows, model.system.transitions).model  # type: ignore[union-attr]
+    values = sp.model_checking(built, sp.parse_property('P=? [F "reportedA"]')).get_value_vector()
+    row = result.operators[0].rows[0]
+    by_name = {s: Fraction(str(values[i])) for i, s in enumerate(model.system.states)}
+    assert row.closest is not None
+    assert (row.closest.p, row.closest.q) == (by_name[row.closest.left], by_name[row.closest.right])

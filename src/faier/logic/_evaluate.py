@@ -7,7 +7,7 @@ state from which an undecided state can be reached, and decided elsewhere.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -170,11 +170,13 @@ class Evaluator:
         """True when an undecided subformula can matter for paths from these states."""
         return bool(undecided) and any(self.reach(s) & undecided for s in states)
 
-    def values(self, path: Formula, optimum: Optimum = None) -> dict[str, Fraction]:
-        """Exact Pr(s, path) for every state (min or max on an MDP)."""
+    def values(
+        self, path: Formula, optimum: Optimum = None, wanted: Iterable[str] | None = None
+    ) -> dict[str, Fraction]:
+        """Exact Pr(s, path) for every state, or for the ``wanted`` ones (min or max on an MDP)."""
         sat, _ = self.inputs(path)
         chosen: Optimum = None if isinstance(self.system, MarkovChain) else (optimum or "max")
-        return self.storm.probabilities(path, sat, chosen)
+        return self.storm.probabilities(path, sat, chosen, wanted)
 
     # P -------------------------------------------------------------------------------
 
@@ -183,12 +185,14 @@ class Evaluator:
         assert not isinstance(test, Query)
         _, undecided = self.inputs(node.path)
         chain = isinstance(self.system, MarkovChain)
+        scope = self._scope(node)
         if chain:
-            low = high = self.values(node.path)
+            low = high = self.values(node.path, wanted=scope)
         else:
-            low, high = self.values(node.path, "min"), self.values(node.path, "max")
+            low = self.values(node.path, "min", wanted=scope)
+            high = self.values(node.path, "max", wanted=scope)
         rows: dict[str, OperatorRow] = {}
-        for s in self.states:
+        for s in scope:
             if self.blocked((s,), undecided):
                 verdict, reason = Verdict.UNKNOWN, "a nested D is undecided in a reachable state"
             else:
@@ -217,11 +221,19 @@ class Evaluator:
         self.operators[node] = operator
         return operator.truth
 
+    def _scope(self, node: Prob | Diff) -> tuple[str, ...]:
+        """The states whose row an operator needs: only the focus for an outermost one."""
+        if node in self.partial and self.focus is not None:
+            return tuple(s for s in self.states if s in self.focus)
+        return self.states
+
     def _diff_chain(self, node: Diff, budget: DiffBudget) -> Operator:
-        values = self.values(node.path)
         relation = self.model.neighbours
+        scope = self._scope(node)
+        wanted = set(scope).union(*(relation.neighbours(s) for s in scope))
+        values = self.values(node.path, wanted=wanted)
         rows: dict[str, OperatorRow] = {}
-        for s in self.states:
+        for s in scope:
             best: Closeness | None = None
             tightest = Loss(Fraction(1))
             for t in relation.neighbours(s):
@@ -251,9 +263,7 @@ class Evaluator:
         letters = query_letters(mdp)
         sat, undecided = self.inputs(node.path)
         relation = self.model.neighbours
-        scope = self.states
-        if node in self.partial and self.focus is not None:
-            scope = tuple(s for s in self.states if s in self.focus)
+        scope = self._scope(node)
         pairs = [p for p in relation.unordered() if p[0] in scope or p[1] in scope]
         checks: dict[tuple[str, str], PairCheck] = {}
         clean = [p for p in pairs if not self.blocked(p, undecided)]

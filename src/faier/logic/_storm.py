@@ -11,7 +11,7 @@ they can (``F "a" & "b"`` is ``F ("a" & "b")``), faier's do not.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from fractions import Fraction
 from functools import cache
 from types import ModuleType
@@ -31,7 +31,7 @@ from faier.logic.syntax import (
     is_state_formula,
     maximal_state_subformulas,
 )
-from faier.model.chains import MDP, MarkovChain
+from faier.model.chains import MDP, CheckedRows, MarkovChain
 
 Optimum = Literal["min", "max"] | None
 
@@ -94,6 +94,42 @@ def storm_path(node: Formula, labels: Mapping[Formula, str]) -> str:
     raise AssertionError(f"not a path formula over labels: {node!r}")
 
 
+class StormRows(CheckedRows):
+    """A Storm-built chain's rows, each converted to Fractions the first time it is read.
+
+    Storm's matrix stays the model: :class:`StormSystem` checks on it
+    directly, and the rows are checked in bulk where the chain is built, so a
+    check that reads no row never converts one.
+    """
+
+    def __init__(self, model: Any, states: tuple[str, ...]) -> None:
+        self.model = model
+        """The built Storm model: it owns the matrix, so it is kept alive with it."""
+        self.matrix = model.transition_matrix
+        self.states = states
+        self.index = {state: i for i, state in enumerate(states)}
+        self._rows: dict[str, dict[str, Fraction]] = {}
+
+    def __getitem__(self, state: str) -> dict[str, Fraction]:
+        row = self._rows.get(state)
+        if row is None:
+            row = {}
+            for entry in self.matrix.get_row(self.index[state]):
+                target = self.states[entry.column]
+                row[target] = row.get(target, Fraction(0)) + to_fraction(entry.value)
+            self._rows[state] = row
+        return row
+
+    def __contains__(self, state: object) -> bool:
+        return state in self.index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.states)
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+
 class StormSystem:
     """A chain or MDP held in Storm as an exact matrix; each question adds its own labels."""
 
@@ -103,6 +139,9 @@ class StormSystem:
         self.index = {state: i for i, state in enumerate(system.states)}
         n = len(system.states)
         rational = sp.Rational
+        if isinstance(system, MarkovChain) and isinstance(system.transitions, StormRows):
+            self.matrix = system.transitions.matrix
+            return
         if isinstance(system, MarkovChain):
             builder = sp.datastructures.SparseMatrixBuilder[rational](rows=n, columns=n)
             for i, state in enumerate(system.states):
@@ -143,15 +182,22 @@ class StormSystem:
         return sp.models.SparseMdp[sp.Rational](components)
 
     def probabilities(
-        self, path: Formula, sat: Mapping[Formula, frozenset[str]], optimum: Optimum = None
+        self,
+        path: Formula,
+        sat: Mapping[Formula, frozenset[str]],
+        optimum: Optimum = None,
+        wanted: Iterable[str] | None = None,
     ) -> dict[str, Fraction]:
         """Pr(s, path) for every state s, exactly (min/max over schedulers on an MDP).
 
         ``sat`` gives the states satisfying each maximal state subformula.
+        Storm computes every state in one call; only the ``wanted`` states (all
+        when None) are converted to Fractions.
         """
+        index = self.index if wanted is None else {s: self.index[s] for s in wanted}
         if is_state_formula(path):
             inside = sat[path]
-            return {s: Fraction(int(s in inside)) for s in self.system.states}
+            return {s: Fraction(int(s in inside)) for s in index}
         if isinstance(self.system, MDP) and optimum is None:
             raise ValueError("an MDP needs optimum='min' or 'max'")
         subformulas = maximal_state_subformulas(path)
@@ -172,6 +218,6 @@ class StormSystem:
                         self._model(sets, [i]), prop, only_initial_states=True
                     ).get_value(i)
                 )
-                for state, i in self.index.items()
+                for state, i in index.items()
             }
-        return {state: to_fraction(values[i]) for state, i in self.index.items()}
+        return {state: to_fraction(values[i]) for state, i in index.items()}

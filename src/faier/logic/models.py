@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from typing import TypeVar
 
 from faier.errors import ModelError
@@ -53,7 +54,11 @@ class LogicModel:
         return "MDP" if isinstance(self.system, MDP) else "Markov chain"
 
     def label_sets(self) -> dict[str, frozenset[str]]:
-        """Each label with the states that carry it."""
+        """Each label with the states that carry it (computed once per model)."""
+        return dict(self._label_sets)
+
+    @cached_property
+    def _label_sets(self) -> dict[str, frozenset[str]]:
         out: dict[str, set[str]] = {label: set() for label in self.declared}
         for state in self.system.states:
             for label in self.system.label(state):
@@ -64,9 +69,12 @@ class LogicModel:
         """The same model with another neighbour relation (resolved against its states)."""
         if isinstance(relation, NeighbourSpec):
             relation = relation.resolve(self.system.states, self.label_sets())
-        return LogicModel(
+        model = LogicModel(
             self.name, self.system, self.initial, relation, self.description, self.declared
         )
+        if "_label_sets" in self.__dict__:  # same system, same labels: keep what was computed
+            model.__dict__["_label_sets"] = self._label_sets
+        return model
 
 
 def _row(row: Mapping[str, ProbabilityText], where: str) -> dict[str, Fraction]:

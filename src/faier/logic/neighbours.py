@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from faier.errors import SpecError
 
@@ -115,9 +116,18 @@ class NeighbourRelation:
         """Only the implicit reflexive pairs: every D holds."""
         return cls(tuple(states), frozenset(), 0, "none (each state is only its own neighbour)")
 
+    @cached_property
+    def _index(self) -> dict[str, tuple[str, ...]]:
+        """Each related state's neighbours in model order, built once from the pairs."""
+        order = {s: i for i, s in enumerate(self.states)}
+        found: dict[str, list[str]] = {}
+        for left, right in self.pairs:
+            found.setdefault(left, []).append(right)
+        return {s: tuple(sorted(ts, key=order.__getitem__)) for s, ts in found.items()}
+
     def neighbours(self, state: str) -> tuple[str, ...]:
-        """The other states related to ``state``, in model order."""
-        return tuple(t for t in self.states if (state, t) in self.pairs)
+        """The other states related to ``state``, in model order (from an index: no scan)."""
+        return self._index.get(state, ())
 
     def related(self, left: str, right: str) -> bool:
         return left == right or (left, right) in self.pairs

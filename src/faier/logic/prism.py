@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from faier.errors import ModelError
-from faier.logic._storm import stormpy, to_fraction
+from faier.logic._storm import StormRows, stormpy, to_fraction
 from faier.logic.models import LogicModel, logic_model
 from faier.model.chains import MDP, MarkovChain
 from faier.model.probability import parse_number
@@ -159,10 +159,15 @@ def load_prism(path: str | Path, constants: Mapping[str, str] | None = None) -> 
         built = sp.build_model[sp.Rational](defined, options=sp.BuilderOptions(build_full=True))
     except RuntimeError as exc:
         raise _build_error(exc, program, defined, given) from None
-    names = _state_names(built)
-    labels = {names[s.id]: frozenset(label for label in s.labels) for s in built.states}
+    order = _state_names(built)
+    names = dict(enumerate(order))
+    labels = _labels(built, order)
     initial = tuple(names[i] for i in built.initial_states)
-    system = _convert(built, names, labels, kind, given)
+    if kind == "DTMC" and _constant_probabilities(defined):
+        _check_row_sums(built, order, given)
+        system: MarkovChain | MDP = MarkovChain(order, StormRows(built, order), labels)
+    else:
+        system = _convert(built, names, labels, kind, given)
     return logic_model(
         Path(path).stem,
         system,
@@ -337,18 +342,82 @@ def _check_division(program: Any, values: Mapping[str, Any], given: _Given) -> N
                 raise given.zero_divisor(str(node), str(divisor))
 
 
-def _state_names(built: Any) -> dict[int, str]:
-    names: dict[int, str] = {}
-    for state in built.states:
-        valuation = json.loads(str(built.state_valuations.to_json(state.id)))
+def _state_names(built: Any) -> tuple[str, ...]:
+    """``holder=0,phase=1,who=0`` per state id: variables by name, read a variable at a time."""
+    valuations = built.state_valuations
+    count = built.nr_states
+    columns: list[list[str]] = []
+    for variable in sorted(valuations.get_all_variables(), key=lambda v: v.name):
+        name = variable.name
+        if variable.has_boolean_type():
+            true = set(valuations.get_boolean_values(variable))
+            columns.append([f"{name}={'true' if i in true else 'false'}" for i in range(count)])
+        elif variable.has_integer_type():
+            columns.append([f"{name}={value}" for value in valuations.get_int64_values(variable)])
+        else:
+            return _json_state_names(built)
+    names = [",".join(parts) for parts in zip(*columns, strict=True)] if columns else []
+    if not names:
+        names = [str(i) for i in range(count)]
+    if len(set(names)) != len(names):
+        names = [f"{name}#{i}" for i, name in enumerate(names)]
+    return tuple(names)
+
+
+def _json_state_names(built: Any) -> tuple[str, ...]:
+    """State names through Storm's JSON valuations (variables of other types than int/bool)."""
+    names: list[str] = []
+    for i in range(built.nr_states):
+        valuation = json.loads(str(built.state_valuations.to_json(i)))
         text = ",".join(
             f"{var}={str(value).lower() if isinstance(value, bool) else value}"
-            for var, value in valuation.items()
+            for var, value in sorted(valuation.items())
         )
-        names[state.id] = text or str(state.id)
-    if len(set(names.values())) != len(names):
-        names = {i: f"{name}#{i}" for i, name in names.items()}
-    return names
+        names.append(text or str(i))
+    if len(set(names)) != len(names):
+        names = [f"{name}#{i}" for i, name in enumerate(names)]
+    return tuple(names)
+
+
+def _labels(built: Any, names: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    """Each state's labels, read a label at a time (one bit vector each)."""
+    found: dict[str, set[str]] = {}
+    labelling = built.labeling
+    for label in labelling.get_labels():
+        for i in labelling.get_states(label):
+            found.setdefault(names[i], set()).add(label)
+    return {state: frozenset(labels) for state, labels in found.items()}
+
+
+def _constant_probabilities(defined: Any) -> bool:
+    """True when every update probability is a constant in [0, 1] once constants are set.
+
+    Then every matrix entry is a non-negative sum of products of such
+    constants, and rows summing to 1 (checked by Storm) are distributions.
+    """
+    for module in defined.modules:
+        for command in module.commands:
+            for update in command.updates:
+                expression = update.probability_expression
+                if expression.contains_variables():
+                    return False
+                if not 0 <= to_fraction(expression.evaluate_as_rational()) <= 1:
+                    return False
+    return True
+
+
+def _check_row_sums(built: Any, names: tuple[str, ...], given: _Given) -> None:
+    """Every row sums to exactly 1: Pr(s, X true) is the row sum, computed by Storm exactly."""
+    sp = stormpy()
+    result = sp.model_checking(built, sp.parse_property("P=? [X true]"))
+    one = sp.Rational(1)
+    for i, total in enumerate(result.get_value_vector()):
+        if total != one:
+            raise ModelError(
+                f"transitions of {names[i]!r}: probabilities sum to {to_fraction(total)}, not 1",
+                where=given.source,
+                fix="the probabilities of each command's updates must sum to 1",
+            )
 
 
 def _convert(

@@ -27,6 +27,15 @@ def _check_distribution(row: Mapping[str, Fraction], states: frozenset[str], whe
         )
 
 
+class CheckedRows(Mapping[str, Mapping[str, Fraction]]):
+    """Rows whose every distribution its builder has already checked in bulk.
+
+    A model of hundreds of thousands of states built by Storm is checked by
+    Storm's own exact arithmetic and converted row by row only where a row is
+    read; :class:`MarkovChain` then skips its per-row check.
+    """
+
+
 @dataclass(frozen=True)
 class MarkovChain:
     """A discrete-time Markov chain with labelled states."""
@@ -39,10 +48,12 @@ class MarkovChain:
         known = frozenset(self.states)
         if len(known) != len(self.states):
             raise ModelError("a state is declared twice")
+        checked = isinstance(self.transitions, CheckedRows)
         for state in self.states:
             if state not in self.transitions:
                 raise ModelError(f"state {state!r} has no outgoing distribution")
-            _check_distribution(self.transitions[state], known, f"transitions of {state!r}")
+            if not checked:
+                _check_distribution(self.transitions[state], known, f"transitions of {state!r}")
         for state in self.labels:
             if state not in known:
                 raise ModelError(f"label given for unknown state {state!r}")
