@@ -7,7 +7,6 @@ from fractions import Fraction
 
 import pytest
 
-from faier.errors import ModelError
 from faier.logic import check, logic_model, mdp, parse_neighbour_spec, probabilities
 from faier.logic.analysis import least_delta
 from faier.logic.examples import above_threshold, above_threshold_path, interactive_survey
@@ -115,8 +114,32 @@ def test_query_alphabet_must_be_offered_everywhere() -> None:
         ),
         neighbours=parse_neighbour_spec("s~t"),
     )
-    with pytest.raises(ModelError, match="a query scheduler picks one action per step"):
-        check(broken, "D{0,0}[X g]")
+    result = check(broken, "D{0,0}[X g]", state="s")
+    assert result.verdict is Verdict.UNKNOWN
+    reason = result.operators[0].rows[0].reason or ""
+    assert "no action words" in reason and "a query scheduler picks one action per step" in reason
+    assert "Proposition 2" in reason
+
+
+def test_proposition_2_decides_an_mdp_without_a_query_alphabet() -> None:
+    """Real models (interleaved modules) offer different actions in different states."""
+    half = {"u": "1/2", "v": "1/2"}
+    model = logic_model(
+        "interleaved",
+        mdp(
+            {
+                "s": {"x": half, "y": half},
+                "t": {"x": half, "z": {"u": "1/2", "v": "1/2"}},
+                "u": {"-": {"u": 1}},
+                "v": {"-": {"v": 1}},
+            },
+            labels={"g": ["u"]},
+        ),
+        neighbours=parse_neighbour_spec("s~t"),
+    )
+    result = check(model, "D{0,0}[X g]", state="s")
+    assert result.verdict is Verdict.HOLDS
+    assert result.operators[0].rows[0].method == "Proposition 2"
 
 
 def test_p_over_all_schedulers() -> None:

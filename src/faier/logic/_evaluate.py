@@ -15,6 +15,7 @@ from faier.errors import FaierError
 from faier.logic._bounded import chain_probability
 from faier.logic._closeness import DiffBudget, closer_to_failing
 from faier.logic._mdp import (
+    NoQueryAlphabet,
     PairCheck,
     enumerate_words,
     proposition2,
@@ -260,7 +261,11 @@ class Evaluator:
         return _operator(node, rows)
 
     def _diff_mdp(self, node: Diff, budget: DiffBudget, mdp: MDP) -> Operator:
-        letters = query_letters(mdp)
+        letters: tuple[str, ...] | None
+        try:
+            letters, no_words = query_letters(mdp), ""
+        except NoQueryAlphabet as exc:
+            letters, no_words = None, f"no action words ({exc.message}); "
         sat, undecided = self.inputs(node.path)
         relation = self.model.neighbours
         scope = self._scope(node)
@@ -268,7 +273,7 @@ class Evaluator:
         checks: dict[tuple[str, str], PairCheck] = {}
         clean = [p for p in pairs if not self.blocked(p, undecided)]
         exhausted = False
-        if horizon(node.path) is not None:
+        if horizon(node.path) is not None and letters is not None:
             checks.update(
                 enumerate_words(mdp, letters, node.path, sat, budget, clean, self.word_limit)
             )
@@ -281,7 +286,11 @@ class Evaluator:
                 if ok:
                     checks[(s, t)] = PairCheck(True, closest, None, "Proposition 2")
                     continue
-                witness = tail_violation(mdp, letters, node.path, sat, budget, s, t)
+                witness = (
+                    None
+                    if letters is None
+                    else tail_violation(mdp, letters, node.path, sat, budget, s, t)
+                )
                 if witness is not None:
                     checks[(s, t)] = PairCheck(False, witness, None, "action word, repeated letter")
                     continue
@@ -295,7 +304,7 @@ class Evaluator:
                     closest,
                     None,
                     "Proposition 2",
-                    why + "sufficient condition failed (Proposition 2): "
+                    no_words + why + "sufficient condition failed (Proposition 2): "
                     f"max Pr({closest.left}) = {closest.p}, min Pr({closest.right}) = {closest.q}",
                 )
         rows: dict[str, OperatorRow] = {}

@@ -17,7 +17,7 @@ offer every letter of the MDP's query alphabet.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -46,6 +46,15 @@ class WordsExhausted(Exception):
     """The action-word budget ran out before the enumeration finished."""
 
 
+class NoQueryAlphabet(ModelError):
+    """States with a choice offer different actions, so action words define no scheduler.
+
+    Real models (interleaved modules, commands without action labels) are
+    like this; D is then decided by Proposition 2 alone, which bounds every
+    scheduler.
+    """
+
+
 def query_letters(mdp: MDP) -> tuple[str, ...]:
     """The query alphabet: the actions of states with a choice (each must offer all of them)."""
     letters: dict[str, None] = {}
@@ -55,14 +64,20 @@ def query_letters(mdp: MDP) -> tuple[str, ...]:
     for state in choosers:
         missing = [a for a in letters if a not in mdp.actions[state]]
         if missing:
-            raise ModelError(
-                f"state {state!r} offers {', '.join(mdp.actions[state])} but not "
-                f"{', '.join(missing)}: a query scheduler picks one action per step for all states",
+            raise NoQueryAlphabet(
+                f"state {state!r} offers {_listed(mdp.actions[state])} but not "
+                f"{_listed(missing)}: a query scheduler picks one action per step for all states",
                 where="MDP",
                 fix="offer every query action in every state that has a choice "
                 "(or give a state exactly one action)",
             )
     return tuple(letters)
+
+
+def _listed(names: Iterable[str], limit: int = 4) -> str:
+    shown = list(names)
+    more = f" and {len(shown) - limit} more" if len(shown) > limit else ""
+    return ", ".join(shown[:limit]) + more
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -432,15 +432,17 @@ def _convert(
             }
             return MarkovChain(order, rows, labels)
         matrix = built.transition_matrix
+        choice_name = _choice_namer(built)
         table: dict[str, dict[str, dict[str, Fraction]]] = {}
         for state in built.states:
             start = matrix.get_row_group_start(state.id)
             offered: dict[str, dict[str, Fraction]] = {}
             for action in state.actions:
-                tags = sorted(built.choice_labeling.get_labels_of_choice(start + action.id))
-                name = "+".join(tags) or "-"
-                if name in offered:
-                    name = f"{name}#{action.id}"
+                label, origin = choice_name(start + action.id)
+                name = label or origin
+                if name in offered:  # one label, two commands: both named by their commands
+                    offered[f"{name}({origin})"] = offered.pop(name)
+                    name = f"{label}({origin})"
                 offered[name] = _row(action.transitions, names, names[state.id], given)
             table[names[state.id]] = offered
         return MDP(order, table, labels)
@@ -448,6 +450,31 @@ def _convert(
         if exc.where == given.source:
             raise
         raise exc.located(given.source) from None
+
+
+def _choice_namer(built: Any) -> Callable[[int], tuple[str, str]]:
+    """For a choice: its action label(s) and its commands (``crypt1:2``, the 2nd of crypt1).
+
+    A label means the same synchronised commands wherever it is offered; an
+    unlabelled choice is one command, named by its module and place, so one
+    name never means different commands in different states (Storm's choice
+    index within a state would).
+    """
+    program = built.choice_origins.program
+    place = {
+        command.global_index: f"{module.name}:{k}"
+        for module in program.modules
+        for k, command in enumerate(module.commands, start=1)
+    }
+    origins = built.choice_origins.as_prism_choice_origins()
+    labelling = built.choice_labeling
+
+    def name(choice: int) -> tuple[str, str]:
+        label = "+".join(sorted(labelling.get_labels_of_choice(choice)))
+        commands = "+".join(place[i] for i in sorted(origins.get_command_set(choice)))
+        return label, commands or "-"
+
+    return name
 
 
 def _row(
