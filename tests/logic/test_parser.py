@@ -286,3 +286,25 @@ def test_deep_formulas_are_bad_input_in_the_cli(text: str) -> None:
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: formula, column ")
     assert "Traceback" not in result.output and result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "named"),
+    [
+        ("R=? [F done]", 1, "rewards (R)"),
+        ('R{"steps"}min=? [F done]', 1, "rewards (R)"),
+        ("P>=1/2 [F a] & Rmax<=3 [F done]", 16, "rewards (R)"),
+        ("S=? [done]", 1, "steady-state probabilities (S)"),
+        ("LRA>=1/2 [done]", 1, "long-run averages (LRA)"),
+    ],
+)
+def test_prism_operators_outside_dpctl_are_named(text: str, column: int, named: str) -> None:
+    with pytest.raises(FormulaError) as caught:
+        parse(text)
+    assert caught.value.where == f"formula, column {column}"
+    assert caught.value.message == f"{named} are not part of dpCTL*"
+    assert "faier checks P and D operators" in (caught.value.fix or "")
+
+
+def test_labels_named_r_or_s_are_still_labels() -> None:
+    assert parse('P>=1/2 [F R] & P>=1/2 [S U "R=1"]') is not None

@@ -217,3 +217,81 @@ def test_d_on_a_large_crowds_model_equals_storms_own_probabilities() -> None:
     by_name = {s: Fraction(str(values[i])) for i, s in enumerate(model.system.states)}
     assert row.closest is not None
     assert (row.closest.p, row.closest.q) == (by_name[row.closest.left], by_name[row.closest.right])
+
+
+# --- --const: PRISM's -const, overriding the file's definitions ---------------------------
+
+WALK = """dtmc
+const int N = 2; // steps to the top
+const double p = 1/2;
+module m
+  s : [0..N] init 0;
+  [] s<N -> p : (s'=s+1) + 1-p : true;
+  [] s=N -> true;
+endmodule
+label "top" = s=N;
+"""
+
+
+def _walk(tmp_path: Path, *options: str, formula: str = "P=? [X X X X top]") -> Result:
+    path = tmp_path / "walk.pm"
+    path.write_text(WALK, encoding="utf-8")
+    args = ["check", str(path), *options, "-f", formula, "--json"]
+    result = runner.invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    return result
+
+
+@pytest.mark.parametrize(
+    ("options", "value"),
+    [
+        ((), "11/16"),  # N = 2, p = 1/2: at least 2 of 4 steps go up
+        (("--const", "N=4"), "1/16"),
+        (("--const", "N=4,p=1/3"), "1/81"),
+        (("--const", "N=4", "--const", "p=1/3"), "1/81"),
+    ],
+)
+def test_const_overrides_the_files_own_definitions(
+    tmp_path: Path, options: tuple[str, ...], value: str
+) -> None:
+    result = _walk(tmp_path, *options)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["values"] == {"s=0": value}
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            ("--set", "N=3"),
+            "walk.pm: --set N: the file defines 'N' itself (override a definition with --const N=3)",
+        ),
+        (("--const", "M=3"), "walk.pm: --const M: the model has no constant 'M' (constants: N, p)"),
+        (("--const", "N=3", "--set", "N=4"), "walk.pm: N is given with both --set and --const"),
+        (("--const", "N=3,N=4"), "--const: N is set twice (give each value once)"),
+        (("--const", "N=1:4"), "--const: N=1:4 is a range (PRISM's experiments)"),
+        (("--const", "p=3/2"), "walk.pm: --const p=3/2 makes the probability (1 - p) negative"),
+    ],
+)
+def test_const_mistakes_are_bad_input(
+    tmp_path: Path, options: tuple[str, ...], message: str
+) -> None:
+    result = _walk(tmp_path, *options)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], result.stderr
+
+
+def test_const_keeps_line_numbers_for_syntax_errors(tmp_path: Path) -> None:
+    path = tmp_path / "walk.pm"
+    path.write_text(WALK.replace("s=N -> true;", "s=N -> true"), encoding="utf-8")
+    result = runner.invoke(app, ["check", str(path), "--const", "N=3", "-f", "P=? [F top]"])
+    assert result.exit_code == 2
+    assert f"{path}: line 8" in result.stderr
+
+
+def test_const_needs_a_prism_file() -> None:
+    result = runner.invoke(app, ["check", "survey", "--const", "N=3", "-f", "P=? [X out1]"])
+    assert result.exit_code == 2
+    assert "--const N: only PRISM files have constants" in result.stderr

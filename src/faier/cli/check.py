@@ -12,7 +12,8 @@ from typing import Annotated
 import typer
 
 from faier.cli.common import JsonOption, SetOption, app, bad_input_exits, emit
-from faier.core.options import Options
+from faier.core.options import Options, read_settings
+from faier.errors import SpecError
 from faier.report.check import render_check
 
 ModelArgument = Annotated[
@@ -37,6 +38,13 @@ CheckNeighbours = Annotated[
 StateOption = Annotated[
     list[str] | None, typer.Option("--state", help="check in this state (repeatable)")
 ]
+ConstOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--const",
+        help="PRISM constant NAME=VALUE (or A=1,B=2), overriding the file's own definition",
+    ),
+]
 WordsOption = Annotated[
     int | None,
     typer.Option("--max-words", help="search nodes for exact MDP action-word enumeration"),
@@ -50,6 +58,7 @@ def check(
     neighbors: CheckNeighbours = None,
     state: StateOption = None,
     settings: SetOption = None,
+    const: ConstOption = None,
     as_json: JsonOption = False,
     max_words: WordsOption = None,
 ) -> None:
@@ -57,7 +66,11 @@ def check(
     with bad_input_exits(ImportError):
         from faier.logic import checker, loading
 
-        target = loading.load_model(model, Options.parse(settings=settings).settings)
+        try:
+            overrides = read_settings(const) if const else None
+        except SpecError as exc:
+            raise exc.located("--const") from None
+        target = loading.load_model(model, Options.parse(settings=settings).settings, overrides)
         relation = loading.load_neighbours(neighbors) if neighbors is not None else None
         result = checker.check(
             target,

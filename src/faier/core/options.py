@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
@@ -42,21 +43,30 @@ class OptionSpec:
         return self.flags[0]
 
 
-def _settings(raw: Mapping[str, object] | Iterable[str]) -> dict[str, str]:
-    """``--set n=5`` pairs (CLI) or a mapping (API)."""
+def read_settings(raw: Mapping[str, object] | Iterable[str]) -> dict[str, str]:
+    """``--set n=5`` pairs, ``A=1,B=2`` lists (CLI) or a mapping (API)."""
     if isinstance(raw, Mapping):
         return {str(k): str(v) for k, v in raw.items()}
     settings: dict[str, str] = {}
-    for pair in raw:
-        name, sep, value = str(pair).partition("=")
-        if not sep or not name.strip():
-            raise SpecError(f"needs NAME=VALUE, got {pair!r}", fix="e.g. --set n=5")
-        if name.strip() in settings:
-            raise SpecError(
-                f"{name.strip()} is set twice", fix="give each parameter once with --set"
-            )
-        settings[name.strip()] = value.strip()
+    for given in raw:
+        for pair in _ASSIGNMENTS.split(str(given)):
+            name, sep, value = pair.partition("=")
+            if not sep or not name.strip():
+                raise SpecError(f"needs NAME=VALUE, got {pair!r}", fix="e.g. --set n=5")
+            if name.strip() in settings:
+                raise SpecError(f"{name.strip()} is set twice", fix="give each value once")
+            if _RANGE.match(value):
+                raise SpecError(
+                    f"{name.strip()}={value.strip()} is a range (PRISM's experiments)",
+                    fix="give one value; run faier once per value",
+                )
+            settings[name.strip()] = value.strip()
     return settings
+
+
+_ASSIGNMENTS = re.compile(r",(?=\s*[A-Za-z_][A-Za-z0-9_]*\s*=)")
+"""Where ``A=1,B=2`` splits: a comma followed by the next ``NAME=`` (PRISM's -const lists)."""
+_RANGE = re.compile(r"^\s*-?[\d./]+\s*:\s*-?[\d./]+\s*(:\s*-?[\d./]+\s*)?$")
 
 
 def _whole(minimum: int, example: str) -> Callable[[Any], int]:
@@ -136,7 +146,7 @@ def _neighbours(raw: str | NeighbourRelation) -> NeighbourRelation:
 SPECS: dict[str, OptionSpec] = {
     spec.name: spec
     for spec in (
-        OptionSpec("settings", ("--set",), "example or model parameter NAME=VALUE", _settings),
+        OptionSpec("settings", ("--set",), "example or model parameter NAME=VALUE", read_settings),
         OptionSpec(
             "horizon",
             ("--horizon",),

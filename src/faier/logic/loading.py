@@ -18,14 +18,26 @@ from faier.logic.neighbours import NeighbourSpec, neighbour_spec_from_data, pars
 from faier.model.files import read_document_file
 
 
-def load_model(target: str, settings: Mapping[str, str] | None = None) -> LogicModel:
-    """The model a target names; ``settings`` are example parameters or PRISM constants."""
+def load_model(
+    target: str,
+    settings: Mapping[str, str] | None = None,
+    overrides: Mapping[str, str] | None = None,
+) -> LogicModel:
+    """The model a target names; ``settings`` are example parameters or PRISM constants.
+
+    ``overrides`` (``--const``) may replace constants a PRISM file defines.
+    """
     given = dict(settings or {})
+    suffix = Path(target).suffix.lower()
+    if overrides and suffix not in prism.SUFFIXES:
+        raise SpecError(
+            f"--const {next(iter(overrides))}: only PRISM files have constants",
+            fix="use --set for a built-in example's parameters",
+        )
     if target in LOGIC_EXAMPLES:
         return build_example(target, given)
-    suffix = Path(target).suffix.lower()
     if suffix in prism.SUFFIXES:
-        return prism.load_prism(target, given)
+        return prism.load_prism(target, given, overrides)
     if suffix in files.SUFFIXES:
         if given:
             raise SpecError(

@@ -263,6 +263,7 @@ def parse_formula(text: str, *, path: bool = False) -> ParsedFormula:
     if not isinstance(text, str) or not text.strip():
         raise FormulaError("the formula is empty", where="formula", fix="write e.g. 'P>=0.5 [F a]'")
     _check_brackets(text)
+    _check_unsupported(text)
     try:
         tree = _parser().parse(text)
     except UnexpectedInput as exc:
@@ -427,6 +428,27 @@ def _syntax_error(text: str, exc: UnexpectedInput) -> FormulaError:
     names = sorted({_TERMINAL_TEXT.get(t, t.lower()) for t in expected})
     fix = f"expected {', '.join(names)}" if names else None
     return _error(text, position, message, fix)
+
+
+_REWARD = re.compile(r"(?<![\w\"])(R|S|LRA)(\{[^}]*\})?\s*(min|max)?\s*(=\?|[<>]=?)")
+"""PRISM's reward (R), steady-state (S) and long-run average operators, e.g. ``R=? [F done]``."""
+
+
+def _check_unsupported(text: str) -> None:
+    """PRISM operators outside dpCTL*: one message that names them, not a bare parse error."""
+    found = _REWARD.search(text)
+    if found:
+        line = text.count("\n", 0, found.start()) + 1
+        column = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
+        name = {"R": "rewards (R)", "S": "steady-state probabilities (S)"}.get(
+            found.group(1), "long-run averages (LRA)"
+        )
+        raise _error(
+            text,
+            Position(line, column),
+            f"{name} are not part of dpCTL*",
+            "faier checks P and D operators; compute these with Storm or PRISM directly",
+        )
 
 
 def _end(text: str) -> Position:

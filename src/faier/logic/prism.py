@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -37,6 +38,15 @@ class _Given:
     source: str
     values: Mapping[str, str]
     kinds: Mapping[str, str]
+    overridden: frozenset[str] = frozenset()
+    """Constants given with --const (the rest with --set)."""
+
+    def flag(self, names: Iterable[str]) -> str:
+        """The option the named constants were given with."""
+        chosen = set(names)
+        if chosen <= self.overridden:
+            return "--const"
+        return "--set" if not chosen & self.overridden else "--set/--const"
 
     def show(self, names: Iterable[str]) -> str:
         """``PF=1.3, badC=1`` for the given names (in --set order)."""
@@ -45,7 +55,8 @@ class _Given:
 
     def makes(self, names: list[str]) -> str:
         """``--set PF=1.3 makes`` / ``--set a=1, b=2 make``."""
-        return f"--set {self.show(names)} {'makes' if len(names) == 1 else 'make'}"
+        verb = "makes" if len(names) == 1 else "make"
+        return f"{self.flag(names)} {self.show(names)} {verb}"
 
     def named_in(self, text: str) -> list[str]:
         """The set constants that ``text`` (an expression) mentions."""
@@ -122,39 +133,48 @@ class _Given:
     def rejected(self, exc: RuntimeError) -> ModelError:
         """Any other refusal by Storm, with the values that led to it."""
         return ModelError(
-            f"Storm rejects the model with --set {self.show(self.values)}: {_storm_message(exc)}",
+            f"Storm rejects the model with {self.flag(self.values)} {self.show(self.values)}: "
+            f"{_storm_message(exc)}",
             where=self.source,
-            fix="check the values given with --set",
+            fix=f"check the values given with {self.flag(self.values)}",
         )
 
 
-def load_prism(path: str | Path, constants: Mapping[str, str] | None = None) -> LogicModel:
-    """Build a PRISM DTMC or MDP exactly; states are named by their valuations."""
+def load_prism(
+    path: str | Path,
+    constants: Mapping[str, str] | None = None,
+    overrides: Mapping[str, str] | None = None,
+) -> LogicModel:
+    """Build a PRISM DTMC or MDP exactly; states are named by their valuations.
+
+    ``constants`` give the file's undefined constants (``--set``);
+    ``overrides`` may also replace the ones it defines (``--const``, PRISM's
+    ``-const``).
+    """
     source = str(path)
     if not Path(path).is_file():
         raise ModelError("file not found", where=source, fix="check the path and the file name")
-    sp = stormpy()
-    try:
-        program = sp.parse_prism_program(source)
-    except RuntimeError as exc:
-        found = _PARSE_ERROR.search(str(exc))
-        if found:
-            line, column, what = found.groups()
-            raise ModelError(
-                f"not valid PRISM: {what}",
-                where=f"{source}: line {line}, column {column}",
-                fix="see the PRISM manual's syntax for that construct",
-            ) from None
-        raise ModelError(_storm_message(exc), where=source, fix="see the PRISM manual") from None
+    program = _parse(Path(path), source)
+    constants, overrides = dict(constants or {}), dict(overrides or {})
+    twice = [name for name in overrides if name in constants]
+    if twice:
+        raise ModelError(
+            f"{twice[0]} is given with both --set and --const",
+            where=source,
+            fix="give each constant once",
+        )
+    if overrides:
+        program = _override(program, Path(path), source, overrides)
     kind = str(program.model_type).rsplit(".", 1)[-1]
     if kind not in ("DTMC", "MDP"):
         raise ModelError(
             f"a {kind} model", where=source, fix="faier checks dpCTL* on DTMCs and MDPs only"
         )
     kinds = {c.name: str(c.type) for c in program.constants if not c.defined}
-    given = _Given(source, dict(constants or {}), kinds)
+    given = _Given(source, {**constants, **overrides}, kinds, frozenset(overrides))
     defined = _define(program, given)
     _check_probabilities(program, defined, given)
+    sp = stormpy()
     try:
         built = sp.build_model[sp.Rational](defined, options=sp.BuilderOptions(build_full=True))
     except RuntimeError as exc:
@@ -175,6 +195,66 @@ def load_prism(path: str | Path, constants: Mapping[str, str] | None = None) -> 
         description=f"PRISM {kind}",
         labels=built.labeling.get_labels(),
     )
+
+
+def _parse(file: Path, source: str) -> Any:
+    """The PRISM program in ``file``; a syntax error names ``source``'s line and column."""
+    try:
+        return stormpy().parse_prism_program(str(file))
+    except RuntimeError as exc:
+        found = _PARSE_ERROR.search(str(exc))
+        if found:
+            line, column, what = found.groups()
+            raise ModelError(
+                f"not valid PRISM: {what}",
+                where=f"{source}: line {line}, column {column}",
+                fix="see the PRISM manual's syntax for that construct",
+            ) from None
+        raise ModelError(_storm_message(exc), where=source, fix="see the PRISM manual") from None
+
+
+_COMMENT = re.compile(r"//[^\n]*")
+
+
+def _override(program: Any, path: Path, source: str, overrides: Mapping[str, str]) -> Any:
+    """The program with the overridden constants' definitions removed (then set like --set).
+
+    Storm refuses to redefine a defined constant, so its declaration
+    ``const int N = 5;`` is rewritten as ``const int N;`` in a copy of the
+    file (comments masked, line numbers kept) and parsed again.
+    """
+    known = {c.name: c for c in program.constants}
+    for name in overrides:
+        if name not in known:
+            raise ModelError(
+                f"--const {name}: the model has no constant {name!r}",
+                where=source,
+                fix=f"constants: {', '.join(known) or '(none)'}",
+            )
+    defined = [name for name in overrides if known[name].defined]
+    if not defined:
+        return program
+    text = path.read_text(encoding="utf-8")
+    masked = _COMMENT.sub(lambda m: " " * len(m.group()), text)
+    for name in defined:
+        declaration = re.compile(
+            rf"\bconst\s+(?:(?:int|double|bool|rate|prob)\s+)?{re.escape(name)}\s*(=[^;]*);"
+        )
+        found = list(declaration.finditer(masked))
+        if len(found) != 1:
+            raise ModelError(
+                f"--const {name}: cannot find the one definition 'const ... {name} = ...;'",
+                where=source,
+                fix="write the definition on its own, or make the constant undefined and use --set",
+            )
+        start, end = found[0].span(1)
+        blank = "".join("\n" if c == "\n" else " " for c in text[start:end])
+        text = text[:start] + blank + text[end:]
+        masked = masked[:start] + blank + masked[end:]
+    with tempfile.TemporaryDirectory() as folder:
+        copy = Path(folder) / path.name
+        copy.write_text(text, encoding="utf-8")
+        return _parse(copy, source)
 
 
 def _storm_message(exc: Exception) -> str:
@@ -239,7 +319,14 @@ def _define(program: Any, given_constants: _Given) -> Any:
     given = dict(given_constants.values)
     source = given_constants.source
     undefined = {c.name: c for c in program.constants if not c.defined}
+    defined = {c.name for c in program.constants if c.defined}
     for name in given:
+        if name in defined:
+            raise ModelError(
+                f"--set {name}: the file defines {name!r} itself",
+                where=source,
+                fix=f"override a definition with --const {name}={given[name]}",
+            )
         if name not in undefined:
             raise ModelError(
                 f"--set {name}: the model has no undefined constant {name!r}",
