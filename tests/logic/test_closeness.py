@@ -133,3 +133,12 @@ def test_large_epsilon_on_an_mdp() -> None:
         result = run(["interactive-survey", "-f", formula, "--json"])
         assert result.exit_code == 0, result.output
         assert json.loads(result.stdout)["verdict"] == "holds"
+
+
+def test_valuation_names_show_their_differences_first() -> None:
+    from faier.logic.outcome import differences_first
+
+    assert differences_first("a=0,b=1,c=2", "a=0,b=5,c=2") == ("b=1 | a=0,c=2", "b=5 | a=0,c=2")
+    assert differences_first("s0", "s1") == ("s0", "s1")  # not valuations
+    assert differences_first("a=0,b=1", "a=1,b=0") == ("a=0,b=1", "a=1,b=0")  # all differ
+    assert differences_first("a=0,b=1", "a=0,c=1") == ("a=0,b=1", "a=0,c=1")  # other variables

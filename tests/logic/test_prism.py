@@ -295,3 +295,32 @@ def test_const_needs_a_prism_file() -> None:
     result = runner.invoke(app, ["check", "survey", "--const", "N=3", "-f", "P=? [X out1]"])
     assert result.exit_code == 2
     assert "--const N: only PRISM files have constants" in result.stderr
+
+
+# --- output people can read -------------------------------------------------------------
+
+
+def test_a_partial_valuation_picks_the_states_it_describes() -> None:
+    result = check(constants(), FORMULA, "--json", "--state", "who=1,runs=0,phase=0")
+    assert result.exit_code == 0, result.stderr
+    assert list(json.loads(result.stdout)["states"]) == [
+        "holder=1,phase=0,runs=0,seenA=0,seenB=0,who=1"
+    ]
+    missing = check(constants(), FORMULA, "--state", "who=7")
+    assert missing.exit_code == 2
+    assert "--state: 'who=7' is not a state of crowds" in missing.stderr
+
+
+def test_a_witness_names_the_variables_where_the_two_states_differ_first() -> None:
+    result = check(constants(), "D{ln(2), 0}[F reportedA]")
+    assert result.exit_code == 1
+    assert (
+        "Pr(holder=0,who=0 | phase=0,runs=0,seenA=0,seenB=0) = 1001/2025 > "
+        "e^ε·Pr(holder=1,who=1 | phase=0,runs=0,seenA=0,seenB=0)"
+    ) in " ".join(result.stdout.split())
+
+
+def test_seconds_cover_building_the_model() -> None:
+    result = check(constants(runs="6"), FORMULA, "--json")
+    data = json.loads(result.stdout)
+    assert 0 < data["model_seconds"] < data["seconds"]

@@ -7,6 +7,8 @@ the work is done by :mod:`faier.logic`.
 
 from __future__ import annotations
 
+import time
+from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -66,11 +68,13 @@ def check(
     with bad_input_exits(ImportError):
         from faier.logic import checker, loading
 
+        started = time.perf_counter()
         try:
             overrides = read_settings(const) if const else None
         except SpecError as exc:
             raise exc.located("--const") from None
         target = loading.load_model(model, Options.parse(settings=settings).settings, overrides)
+        built = time.perf_counter()
         relation = loading.load_neighbours(neighbors) if neighbors is not None else None
         result = checker.check(
             target,
@@ -78,5 +82,10 @@ def check(
             neighbours=relation,
             state=state or None,
             word_limit=max_words if max_words is not None else checker.WORD_LIMIT,
+        )
+        result = replace(
+            result,
+            seconds=time.perf_counter() - started,
+            model_seconds=built - started,
         )
     emit(result, "check", as_json, lambda console: render_check(result, console), width=160)

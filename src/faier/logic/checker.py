@@ -57,7 +57,7 @@ def check(
     evaluator = Evaluator(model, word_limit, focus, root)
     if isinstance(root, Prob) and isinstance(root.test, Query):
         optimum: Optimum = _OPTIMUM[root.test.kind]
-        values = evaluator.values(root.path, optimum)
+        values = evaluator.values(root.path, optimum, wanted=focus)
         return CheckResult(
             model.name,
             model.kind,
@@ -117,9 +117,18 @@ def _parsed(formula: str | ParsedFormula | Formula) -> ParsedFormula:
 def _focus(model: LogicModel, state: str | Sequence[str] | None) -> tuple[str, ...]:
     if state is None:
         return model.initial
-    wanted = (state,) if isinstance(state, str) else tuple(state)
+    asked = (state,) if isinstance(state, str) else tuple(state)
     known = model.system.states
-    for name in wanted:
+    members = set(known)
+    wanted: list[str] = []
+    for name in asked:
+        if name in members:
+            wanted.append(name)
+            continue
+        matching = _matching_valuation(name, known)
+        if matching:
+            wanted.extend(s for s in matching if s not in wanted)
+            continue
         if name not in known:
             close = difflib.get_close_matches(name, list(known), n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
@@ -129,7 +138,15 @@ def _focus(model: LogicModel, state: str | Sequence[str] | None) -> tuple[str, .
                 fix=f"{hint}states are {', '.join(known[:12])}"
                 + (f", ... ({len(known)} in all)" if len(known) > 12 else ""),
             )
-    return wanted
+    return tuple(wanted)
+
+
+def _matching_valuation(partial: str, states: Sequence[str]) -> list[str]:
+    """The states whose valuation contains every ``var=value`` of ``partial`` (``who=1``)."""
+    wanted = {part.strip() for part in partial.split(",")}
+    if not all("=" in part for part in wanted):
+        return []
+    return [s for s in states if wanted <= set(s.split(","))]
 
 
 def _validate(model: LogicModel, parsed: ParsedFormula) -> None:

@@ -38,6 +38,36 @@ def show_word(word: tuple[str | None, ...]) -> str:
     return ",".join("-" if letter is None else letter for letter in word) or "(empty)"
 
 
+def _valuation(name: str) -> list[tuple[str, str]] | None:
+    """``a=1,b=true`` as [(a, 1), (b, true)]; None for a name that is not a valuation."""
+    parts = [part.partition("=") for part in name.split(",")]
+    if len(parts) < 2 or any(not sep or not var for var, sep, _ in parts):
+        return None
+    return [(var, value) for var, _, value in parts]
+
+
+def differences_first(left: str, right: str) -> tuple[str, str]:
+    """Two valuation names with the variables where they differ first (``who=0 | holder=0,…``).
+
+    PRISM states are named by all their variables, and a long name cut to
+    the width of a table hides where two neighbours differ; other names are
+    returned as they are.
+    """
+    a, b = _valuation(left), _valuation(right)
+    if a is None or b is None or [v for v, _ in a] != [v for v, _ in b]:
+        return left, right
+    differ = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x[1] != y[1]]
+    if not differ or len(differ) == len(a):
+        return left, right
+
+    def arranged(pairs: list[tuple[str, str]]) -> str:
+        first = ",".join(f"{pairs[i][0]}={pairs[i][1]}" for i in differ)
+        rest = ",".join(f"{v}={x}" for i, (v, x) in enumerate(pairs) if i not in differ)
+        return f"{first} | {rest}"
+
+    return arranged(a), arranged(b)
+
+
 @dataclass(frozen=True)
 class Closeness:
     """One comparison behind a D: Pr(left) against e^ε·Pr(right) + δ.
@@ -62,9 +92,10 @@ class Closeness:
     def show(self) -> str:
         relation = "≤" if self.holds else ">"
         low, high = ("min ", "max ") if self.method == "proposition 2" else ("", "")
+        left, right = differences_first(self.left, self.right)
         core = (
-            f"{high}Pr({self.left}) {_equals(self.p)} {relation} e^ε·{low}Pr({self.right}) + δ"
-            f" where {low}Pr({self.right}) {_equals(self.q)}"
+            f"{high}Pr({left}) {_equals(self.p)} {relation} e^ε·{low}Pr({right}) + δ"
+            f" where {low}Pr({right}) {_equals(self.q)}"
         )
         if self.repeat is not None:
             prefix = f"{show_word(self.word)}, then " if self.word else ""
@@ -157,6 +188,8 @@ class CheckResult:
     witness: Closeness | None = None
     reason: str | None = None
     seconds: float = 0.0
+    model_seconds: float = 0.0
+    """Of ``seconds``, the time spent building the model (0 when it was given built)."""
 
     @property
     def exit_code(self) -> int:
@@ -186,4 +219,5 @@ class CheckResult:
         if self.reason:
             out["reason"] = self.reason
         out["seconds"] = round(self.seconds, 6)
+        out["model_seconds"] = round(self.model_seconds, 6)
         return out

@@ -66,7 +66,11 @@ def render_check(result: CheckResult, console: Console) -> None:
         head.add_row("verdict", _verdict_line(result))
     if result.witness is not None:
         head.add_row("witness", _closeness(result.witness))
-    head.add_row("time", f"{result.seconds:.3f} s")
+    timing = f"{result.seconds:.3f} s"
+    if result.model_seconds:
+        checking = result.seconds - result.model_seconds
+        timing += f" (model {result.model_seconds:.3f} s, check {checking:.3f} s)"
+    head.add_row("time", timing)
     console.print(head)
     if result.verdict is None:
         values = Table(title="values", title_justify="left")
