@@ -33,6 +33,7 @@ from faier.logic.syntax import (
     Atom,
     Const,
     Diff,
+    Expression,
     Formula,
     Implies,
     Not,
@@ -113,7 +114,15 @@ class Evaluator:
     def _truth(self, node: Formula) -> Truth:
         everything = frozenset(self.states)
         if isinstance(node, Atom):
-            sat = self._labels.get(node.name, frozenset())
+            sat = self._labels.get(node.name)
+            if sat is None:
+                valuations = self.model.valuations
+                known = valuations is not None and valuations.is_boolean(node.name)
+                sat = valuations.true_in(node.name) if valuations and known else frozenset()
+            return Truth(sat, everything - sat)
+        if isinstance(node, Expression):
+            assert self.model.valuations is not None  # checked before evaluation
+            sat = self.model.valuations.satisfying(node.left, node.op, node.right)
             return Truth(sat, everything - sat)
         if isinstance(node, Const):
             return Truth(everything, frozenset()) if node.value else Truth(frozenset(), everything)

@@ -23,6 +23,7 @@ from faier.logic.syntax import (
     And,
     Atom,
     Diff,
+    Expression,
     Formula,
     Implies,
     Or,
@@ -152,8 +153,15 @@ def _matching_valuation(partial: str, states: Sequence[str]) -> list[str]:
 def _validate(model: LogicModel, parsed: ParsedFormula) -> None:
     labels = model.label_sets()
     has_pairs = bool(model.neighbours.pairs)
+    valuations = model.valuations
     for path, node in walk(parsed.formula):
-        if isinstance(node, Atom) and node.name not in labels:
+        if isinstance(node, Expression):
+            _validate_expression(model, parsed, path, node)
+        if (
+            isinstance(node, Atom)
+            and node.name not in labels
+            and not (valuations is not None and valuations.is_boolean(node.name))
+        ):
             close = difflib.get_close_matches(node.name, list(labels), n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
             raise parsed.error(
@@ -177,6 +185,30 @@ def _validate(model: LogicModel, parsed: ParsedFormula) -> None:
                 path,
                 "on an MDP the probability depends on the scheduler",
                 "ask Pmin=? [...] or Pmax=? [...]",
+            )
+
+
+def _validate_expression(
+    model: LogicModel, parsed: ParsedFormula, path: tuple[int, ...], node: Expression
+) -> None:
+    """A comparison needs states named by valuations, and only the model's variables."""
+    valuations = model.valuations
+    if valuations is None:
+        raise parsed.error(
+            path,
+            f"{node.text} compares variables, but the states of {model.name} are not "
+            "variable valuations",
+            "use labels, or a PRISM model",
+        )
+    known = sorted(valuations.columns)
+    for name in sorted(node.variables()):
+        if name not in valuations.columns:
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise parsed.error(
+                path,
+                f"unknown variable {name!r} in {node.text}",
+                f"{hint}variables of {model.name} are {', '.join(known) or '(none)'}",
             )
 
 

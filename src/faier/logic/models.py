@@ -9,12 +9,13 @@ sum to 1; faier never hands it one).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 from typing import TypeVar
 
 from faier.errors import ModelError
+from faier.logic.expressions import Valuations
 from faier.logic.neighbours import NeighbourRelation, NeighbourSpec
 from faier.model.chains import MDP, MarkovChain
 from faier.model.probability import ParsedProbability, check_row, parse_number
@@ -36,6 +37,9 @@ class LogicModel:
     description: str = ""
     declared: frozenset[str] = frozenset()
     """Labels that exist even when no state carries them (a formula may name them)."""
+    valuations: Valuations | None = field(default=None, compare=False)
+    """Each state's variable values, where states are valuations (PRISM): formulas may
+    then compare variables (``observe0 > 1``)."""
 
     def __post_init__(self) -> None:
         known = set(self.system.states)
@@ -70,7 +74,13 @@ class LogicModel:
         if isinstance(relation, NeighbourSpec):
             relation = relation.resolve(self.system.states, self.label_sets())
         model = LogicModel(
-            self.name, self.system, self.initial, relation, self.description, self.declared
+            self.name,
+            self.system,
+            self.initial,
+            relation,
+            self.description,
+            self.declared,
+            self.valuations,
         )
         if "_label_sets" in self.__dict__:  # same system, same labels: keep what was computed
             model.__dict__["_label_sets"] = self._label_sets
@@ -216,6 +226,7 @@ def logic_model(
     neighbours: NeighbourSpec | NeighbourRelation | None = None,
     description: str = "",
     labels: Iterable[str] = (),
+    valuations: Valuations | None = None,
 ) -> LogicModel:
     """Bundle a system with initial states (default: all) and neighbours (default: none).
 
@@ -223,5 +234,5 @@ def logic_model(
     """
     start = tuple(initial) if initial is not None else tuple(system.states)
     relation = NeighbourRelation.identity(system.states)
-    model = LogicModel(name, system, start, relation, description, frozenset(labels))
+    model = LogicModel(name, system, start, relation, description, frozenset(labels), valuations)
     return model.with_neighbours(neighbours) if neighbours is not None else model

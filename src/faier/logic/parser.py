@@ -33,6 +33,7 @@ from lark.exceptions import (
 )
 
 from faier.errors import SpecError
+from faier.logic.expressions import FUNCTIONS, Term
 from faier.logic.syntax import (
     TEMPORAL,
     And,
@@ -41,6 +42,7 @@ from faier.logic.syntax import (
     Comparison,
     Const,
     Diff,
+    Expression,
     Finally,
     Formula,
     Globally,
@@ -80,9 +82,23 @@ step_bound: COMPARE signed
         | FALSE                                 -> false
         | "(" formula ")"
         | prob_kind COMPARE signed "[" formula "]"       -> prob_bound
-        | prob_kind "=" "?" "[" formula "]"              -> prob_query
+        | prob_kind EQUALS "?" "[" formula "]"           -> prob_query
         | prob_kind IN interval "[" formula "]"          -> prob_interval
         | DIFF "{" eps ("," signed)? "}" "[" formula "]" -> diff
+        | arith comparison arith                 -> compare
+comparison: COMPARE | EQUALS | UNEQUAL
+?arith: arith_term | arith_sum
+?arith_term: arith_factor | arith_product
+?arith_sum: arith "+" arith_term                -> add
+          | arith MINUS arith_term              -> sub
+?arith_product: arith_term "*" arith_factor     -> mul
+              | arith_term "/" arith_factor     -> div
+?arith_factor: NAME                             -> var
+             | NUMBER                           -> num
+             | MINUS arith_factor               -> neg
+             | NAME "(" arith ("," arith)* ")"  -> call
+             | "(" arith_sum ")"
+             | "(" arith_product ")"
 prob_kind: PROB | PMIN | PMAX
 interval: "[" signed "," signed "]"             -> closed_closed
         | "(" signed "," signed "]"             -> open_closed
@@ -112,6 +128,8 @@ PMAX: "Pmax"
 DIFF: "D"
 IN: "in"
 COMPARE: "<=" | ">=" | "<" | ">"
+EQUALS: "="
+UNEQUAL: "!="
 MINUS: "-"
 NUMBER: /\d+(\.\d+)?(\/\d+)?/ | /\.\d+/
 NAME: /[A-Za-z_][A-Za-z0-9_]*/
@@ -146,6 +164,13 @@ _NESTING = frozenset(
         "eps_unary",
         "eps_power",
         "eps_atom",
+        "compare",
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "neg",
+        "call",
     }
 )
 """Parse-tree nodes that count one level towards :data:`MAX_DEPTH`."""
@@ -516,6 +541,52 @@ class _Builder(Transformer[Token, Formula]):
         except SpecError as exc:
             raise self._fail(meta, exc.message, exc.fix) from None
 
+    # comparisons over variables ---------------------------------------------------
+
+    def comparison(self, meta: Any, token: Token) -> Token:
+        return token
+
+    def compare(self, meta: Any, left: Term, op: Token, right: Term) -> Formula:
+        return self._checked(meta, lambda: Expression(left, op.value, right))
+
+    def var(self, meta: Any, name: Token) -> Term:
+        if name.value in KEYWORDS:
+            raise self._fail(name, f"{name.value!r} is a keyword, not a variable")
+        return ("var", str(name))
+
+    def num(self, meta: Any, token: Token) -> Term:
+        try:
+            return ("num", _number(token))
+        except (ValueError, ZeroDivisionError):
+            raise self._fail(token, f"{token} is not a number", "write e.g. 3 or 1/2") from None
+
+    def neg(self, meta: Any, _minus: Token, term: Term) -> Term:
+        return ("neg", term)
+
+    def add(self, meta: Any, left: Term, right: Term) -> Term:
+        return ("+", left, right)
+
+    def sub(self, meta: Any, left: Term, _minus: Token, right: Term) -> Term:
+        return ("-", left, right)
+
+    def mul(self, meta: Any, left: Term, right: Term) -> Term:
+        return ("*", left, right)
+
+    def div(self, meta: Any, left: Term, right: Term) -> Term:
+        return ("/", left, right)
+
+    def call(self, meta: Any, name: Token, *args: Term) -> Term:
+        known = FUNCTIONS.get(name.value)
+        if known is None:
+            raise self._fail(
+                name, f"unknown function {name.value!r}", f"functions: {', '.join(FUNCTIONS)}"
+            )
+        arity = known[0]
+        if (arity == -1 and not args) or (arity != -1 and len(args) != arity):
+            wanted = "at least 1" if arity == -1 else str(arity)
+            raise self._fail(name, f"{name.value} takes {wanted} arguments, got {len(args)}")
+        return ("call", name.value, tuple(args))
+
     # atoms and connectives ----------------------------------------------------------
 
     def atom(self, meta: Any, name: Token) -> Formula:
@@ -585,7 +656,7 @@ class _Builder(Transformer[Token, Formula]):
         comparison: Comparison = op.value
         return self._checked(kind, lambda: Prob(path, Bound(comparison, value[0])))
 
-    def prob_query(self, meta: Any, kind: Token, path: Formula) -> Formula:
+    def prob_query(self, meta: Any, kind: Token, _equals: Token, path: Formula) -> Formula:
         return self._checked(kind, lambda: Prob(path, Query(kind.value)))
 
     def prob_interval(

@@ -15,6 +15,7 @@ from faier.logic.syntax import (
     Bound,
     Const,
     Diff,
+    Expression,
     Finally,
     Formula,
     Globally,
@@ -76,6 +77,8 @@ def _show(node: Formula, needed: int) -> str:
 def _render(node: Formula) -> tuple[str, int]:
     if isinstance(node, Atom):
         return format_label(node.name), _PRIMARY
+    if isinstance(node, Expression):
+        return node.text, _PRIMARY
     if isinstance(node, Const):
         return ("true" if node.value else "false"), _PRIMARY
     if isinstance(node, Implies):

@@ -21,6 +21,7 @@ from typing import Any
 
 from faier.errors import ModelError
 from faier.logic._storm import StormRows, stormpy, to_fraction
+from faier.logic.expressions import Valuations
 from faier.logic.models import LogicModel, logic_model
 from faier.model.chains import MDP, MarkovChain
 from faier.model.probability import parse_number
@@ -179,7 +180,7 @@ def load_prism(
         built = sp.build_model[sp.Rational](defined, options=sp.BuilderOptions(build_full=True))
     except RuntimeError as exc:
         raise _build_error(exc, program, defined, given) from None
-    order = _state_names(built)
+    order, columns = _state_names(built)
     names = dict(enumerate(order))
     labels = _labels(built, order)
     initial = tuple(names[i] for i in built.initial_states)
@@ -194,6 +195,7 @@ def load_prism(
         initial=initial,
         description=f"PRISM {kind}",
         labels=built.labeling.get_labels(),
+        valuations=None if columns is None else Valuations(order, columns),
     )
 
 
@@ -429,26 +431,30 @@ def _check_division(program: Any, values: Mapping[str, Any], given: _Given) -> N
                 raise given.zero_divisor(str(node), str(divisor))
 
 
-def _state_names(built: Any) -> tuple[str, ...]:
-    """``holder=0,phase=1,who=0`` per state id: variables by name, read a variable at a time."""
+def _state_names(built: Any) -> tuple[tuple[str, ...], dict[str, list[int | bool]] | None]:
+    """``holder=0,phase=1,who=0`` per state id, and each variable's values (None when
+    a variable is neither int nor bool); read a variable at a time."""
     valuations = built.state_valuations
     count = built.nr_states
-    columns: list[list[str]] = []
+    values: dict[str, list[int | bool]] = {}
+    texts: list[list[str]] = []
     for variable in sorted(valuations.get_all_variables(), key=lambda v: v.name):
         name = variable.name
         if variable.has_boolean_type():
             true = set(valuations.get_boolean_values(variable))
-            columns.append([f"{name}={'true' if i in true else 'false'}" for i in range(count)])
+            values[name] = [i in true for i in range(count)]
+            texts.append([f"{name}={'true' if v else 'false'}" for v in values[name]])
         elif variable.has_integer_type():
-            columns.append([f"{name}={value}" for value in valuations.get_int64_values(variable)])
+            values[name] = [int(v) for v in valuations.get_int64_values(variable)]
+            texts.append([f"{name}={v}" for v in values[name]])
         else:
-            return _json_state_names(built)
-    names = [",".join(parts) for parts in zip(*columns, strict=True)] if columns else []
+            return _json_state_names(built), None
+    names = [",".join(parts) for parts in zip(*texts, strict=True)] if texts else []
     if not names:
         names = [str(i) for i in range(count)]
     if len(set(names)) != len(names):
         names = [f"{name}#{i}" for i, name in enumerate(names)]
-    return tuple(names)
+    return tuple(names), values
 
 
 def _json_state_names(built: Any) -> tuple[str, ...]:

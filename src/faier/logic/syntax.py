@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Literal, TypeAlias
 
 from faier.errors import SpecError
+from faier.logic.expressions import COMPARISONS, Term, show_term, term_variables
 from faier.privacy.budget import Epsilon
 
 
@@ -41,6 +42,30 @@ class Atom:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise SpecError(f"label {self.name!r} is not a non-empty name", fix="e.g. out1")
+
+
+@dataclass(frozen=True)
+class Expression:
+    """``observe0 > 1``: a comparison over the model's variables, true where it holds.
+
+    The terms are :data:`faier.logic.expressions.Term` trees; only models
+    whose states are variable valuations (PRISM, JANI) can decide it.
+    """
+
+    left: Term
+    op: str
+    right: Term
+
+    def __post_init__(self) -> None:
+        if self.op not in COMPARISONS:
+            raise SpecError(f"unknown comparison {self.op!r}", fix="use = != < <= > >=")
+
+    def variables(self) -> frozenset[str]:
+        return term_variables(self.left) | term_variables(self.right)
+
+    @property
+    def text(self) -> str:
+        return f"{show_term(self.left)} {self.op} {show_term(self.right)}"
 
 
 @dataclass(frozen=True)
@@ -196,7 +221,19 @@ class Diff:
 
 
 Formula: TypeAlias = (
-    Atom | Const | Not | And | Or | Implies | Next | Until | Finally | Globally | Prob | Diff
+    Atom
+    | Expression
+    | Const
+    | Not
+    | And
+    | Or
+    | Implies
+    | Next
+    | Until
+    | Finally
+    | Globally
+    | Prob
+    | Diff
 )
 TEMPORAL = (Next, Until, Finally, Globally)
 OPERATORS = (Prob, Diff)
@@ -204,7 +241,7 @@ OPERATORS = (Prob, Diff)
 
 def children(formula: Formula) -> tuple[Formula, ...]:
     """Direct subformulas, left to right (the order positions are recorded in)."""
-    if isinstance(formula, Atom | Const):
+    if isinstance(formula, Atom | Expression | Const):
         return ()
     if isinstance(formula, Not | Next | Finally | Globally):
         return (formula.operand,)
