@@ -29,7 +29,7 @@ def load_model(
     """
     given = dict(settings or {})
     suffix = Path(target).suffix.lower()
-    if overrides and suffix not in prism.SUFFIXES:
+    if overrides and suffix not in (*prism.SUFFIXES, *prism.JANI_SUFFIXES):
         raise SpecError(
             f"--const {next(iter(overrides))}: only PRISM files have constants",
             fix="use --set for a built-in example's parameters",
@@ -38,6 +38,8 @@ def load_model(
         return build_example(target, given)
     if suffix in prism.SUFFIXES:
         return prism.load_prism(target, given, overrides)
+    if suffix in prism.JANI_SUFFIXES:
+        return prism.load_jani(target, given, overrides)
     if suffix in files.SUFFIXES:
         if given:
             raise SpecError(
@@ -47,7 +49,7 @@ def load_model(
         return files.load_logic_file(target)
     raise ModelError(
         f"{target!r} is neither a built-in example nor a model file",
-        fix=f"built-in examples: {', '.join(LOGIC_EXAMPLES)}; files: *.pm, *.prism, *.nm, "
+        fix=f"built-in examples: {', '.join(LOGIC_EXAMPLES)}; files: *.pm, *.prism, *.nm, *.jani, "
         "*.yaml, *.yml, *.json",
     )
 

@@ -24,9 +24,11 @@ from faier.logic._storm import StormRows, stormpy, to_fraction
 from faier.logic.expressions import Valuations
 from faier.logic.models import LogicModel, logic_model
 from faier.model.chains import MDP, MarkovChain
+from faier.model.files import read_document, read_text_file
 from faier.model.probability import parse_number
 
 SUFFIXES = (".pm", ".prism", ".nm")
+JANI_SUFFIXES = (".jani",)
 _PARSE_ERROR = re.compile(r"Parsing error at (\d+):(\d+):\s*(.*?),? here:", re.DOTALL)
 _NEGATIVE = re.compile(r"negative probabilities in '(.*)' are not allowed", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -180,20 +182,106 @@ def load_prism(
         built = sp.build_model[sp.Rational](defined, options=sp.BuilderOptions(build_full=True))
     except RuntimeError as exc:
         raise _build_error(exc, program, defined, given) from None
+    fast = kind == "DTMC" and _constant_probabilities(defined)
+    return _assemble(built, Path(path).stem, f"PRISM {kind}", given, fast, _choice_namer)
+
+
+def load_jani(
+    path: str | Path,
+    constants: Mapping[str, str] | None = None,
+    overrides: Mapping[str, str] | None = None,
+) -> LogicModel:
+    """Build a JANI DTMC or MDP exactly (the quantitative verification benchmark set's format).
+
+    Transient boolean variables are the labels (as Storm reads them); a
+    choice is named by its action, else by its automaton and edge (``m:2``).
+    ``overrides`` replace constants the file defines.
+    """
+    source = str(path)
+    if not Path(path).is_file():
+        raise ModelError("file not found", where=source, fix="check the path and the file name")
+    constants, overrides = dict(constants or {}), dict(overrides or {})
+    twice = [name for name in overrides if name in constants]
+    if twice:
+        raise ModelError(
+            f"{twice[0]} is given with both --set and --const",
+            where=source,
+            fix="give each constant once",
+        )
+    model = _parse_jani(Path(path), source, overrides)
+    kind = str(model.model_type).rsplit(".", 1)[-1]
+    if kind not in ("DTMC", "MDP"):
+        raise ModelError(
+            f"a {kind} model", where=source, fix="faier checks dpCTL* on DTMCs and MDPs only"
+        )
+    kinds = {c.name: str(c.type) for c in model.constants if not c.defined}
+    given = _Given(source, {**constants, **overrides}, kinds, frozenset(overrides))
+    defined = _define(model, given, prism=False)
+    sp = stormpy()
+    try:
+        built = sp.build_model[sp.Rational](defined, options=sp.BuilderOptions(build_full=True))
+    except RuntimeError as exc:
+        raise (
+            given.rejected(exc) if given.values else ModelError(_storm_message(exc), where=source)
+        ) from None
+    return _assemble(built, Path(path).stem, f"JANI {kind}", given, False, _jani_choice_namer)
+
+
+def _parse_jani(path: Path, source: str, overrides: Mapping[str, str]) -> Any:
+    """The JANI model; overridden constants lose their ``value`` first (a copy of the file)."""
+    text = read_text_file(path, source)
+    document = read_document(text, source, json_format=True)
+    if not isinstance(document, dict):
+        raise ModelError("a JANI file holds one JSON object", where=source, fix="see jani-spec.org")
+    if overrides:
+        declared = {c.get("name"): c for c in document.get("constants", []) if isinstance(c, dict)}
+        for name in overrides:
+            if name not in declared:
+                raise ModelError(
+                    f"--const {name}: the model has no constant {name!r}",
+                    where=source,
+                    fix=f"constants: {', '.join(map(str, declared)) or '(none)'}",
+                )
+            declared[name].pop("value", None)
+        text = json.dumps(document)
+    with tempfile.TemporaryDirectory() as folder:
+        copy = Path(folder) / path.name
+        copy.write_text(text, encoding="utf-8")
+        try:
+            model, _ = stormpy().parse_jani_model(str(copy))
+        except RuntimeError as exc:
+            raise ModelError(
+                f"not a JANI model Storm reads: {_storm_message(exc)}",
+                where=source,
+                fix="see the JANI specification (jani-spec.org)",
+            ) from None
+    return model
+
+
+def _assemble(
+    built: Any,
+    name: str,
+    description: str,
+    given: _Given,
+    fast: bool,
+    namer: Callable[[Any], Callable[[int], tuple[str, str]]],
+) -> LogicModel:
+    """The built Storm model as a faier model: names, labels, rows (Storm's own when ``fast``)."""
     order, columns = _state_names(built)
     names = dict(enumerate(order))
     labels = _labels(built, order)
     initial = tuple(names[i] for i in built.initial_states)
-    if kind == "DTMC" and _constant_probabilities(defined):
+    if fast:
         _check_row_sums(built, order, given)
         system: MarkovChain | MDP = MarkovChain(order, StormRows(built, order), labels)
     else:
-        system = _convert(built, names, labels, kind, given)
+        kind = "MDP" if built.is_nondeterministic_model else "DTMC"
+        system = _convert(built, names, labels, kind, given, namer)
     return logic_model(
-        Path(path).stem,
+        name,
         system,
         initial=initial,
-        description=f"PRISM {kind}",
+        description=description,
         labels=built.labeling.get_labels(),
         valuations=None if columns is None else Valuations(order, columns),
     )
@@ -316,7 +404,7 @@ def _build_error(exc: RuntimeError, program: Any, defined: Any, given: _Given) -
     return given.rejected(exc)
 
 
-def _define(program: Any, given_constants: _Given) -> Any:
+def _define(program: Any, given_constants: _Given, *, prism: bool = True) -> Any:
     sp = stormpy()
     given = dict(given_constants.values)
     source = given_constants.source
@@ -362,7 +450,8 @@ def _define(program: Any, given_constants: _Given) -> Any:
             values[name] = int(number)
         else:
             values[name] = sp.Rational(str(number))
-    _check_division(program, values, given_constants)
+    if prism:
+        _check_division(program, values, given_constants)
     try:
         instantiated, _ = sp.instantiate_constants(program, values)
     except RuntimeError as exc:
@@ -445,8 +534,11 @@ def _state_names(built: Any) -> tuple[tuple[str, ...], dict[str, list[int | bool
             values[name] = [i in true for i in range(count)]
             texts.append([f"{name}={'true' if v else 'false'}" for v in values[name]])
         elif variable.has_integer_type():
-            values[name] = [int(v) for v in valuations.get_int64_values(variable)]
-            texts.append([f"{name}={v}" for v in values[name]])
+            column = [int(v) for v in valuations.get_int64_values(variable)]
+            if name.startswith("_loc_") and len(set(column)) <= 1:
+                continue  # a JANI automaton with one location: its location says nothing
+            values[name] = column
+            texts.append([f"{name}={v}" for v in column])
         else:
             return _json_state_names(built), None
     names = [",".join(parts) for parts in zip(*texts, strict=True)] if texts else []
@@ -514,7 +606,12 @@ def _check_row_sums(built: Any, names: tuple[str, ...], given: _Given) -> None:
 
 
 def _convert(
-    built: Any, names: dict[int, str], labels: dict[str, frozenset[str]], kind: str, given: _Given
+    built: Any,
+    names: dict[int, str],
+    labels: dict[str, frozenset[str]],
+    kind: str,
+    given: _Given,
+    namer: Callable[[Any], Callable[[int], tuple[str, str]]],
 ) -> MarkovChain | MDP:
     order = tuple(names[i] for i in sorted(names))
     try:
@@ -525,7 +622,7 @@ def _convert(
             }
             return MarkovChain(order, rows, labels)
         matrix = built.transition_matrix
-        choice_name = _choice_namer(built)
+        choice_name = namer(built)
         table: dict[str, dict[str, dict[str, Fraction]]] = {}
         for state in built.states:
             start = matrix.get_row_group_start(state.id)
@@ -566,6 +663,25 @@ def _choice_namer(built: Any) -> Callable[[int], tuple[str, str]]:
         label = "+".join(sorted(labelling.get_labels_of_choice(choice)))
         commands = "+".join(place[i] for i in sorted(origins.get_command_set(choice)))
         return label, commands or "-"
+
+    return name
+
+
+def _jani_choice_namer(built: Any) -> Callable[[int], tuple[str, str]]:
+    """For a JANI choice: its action, and its edges as ``automaton:k`` (k-th edge, from 1)."""
+    model = built.choice_origins.model
+    automata = [a.name for a in model.automata]
+    origins = built.choice_origins.as_jani_choice_origins()
+    labelling = built.choice_labeling if built.has_choice_labeling() else None
+
+    def place(index: int) -> str:
+        automaton, edge = model.decode_automaton_and_edge_index(index)
+        return f"{automata[automaton]}:{edge + 1}"
+
+    def name(choice: int) -> tuple[str, str]:
+        label = "+".join(sorted(labelling.get_labels_of_choice(choice))) if labelling else ""
+        edges = "+".join(place(i) for i in sorted(origins.get_edge_index_set(choice)))
+        return label, edges or "-"
 
     return name
 

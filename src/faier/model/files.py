@@ -241,6 +241,12 @@ def _parse_json(text: str, source: str) -> object:
 
 def read_document_file(file: Path, source: str, *, error: type[InputError] = ModelError) -> object:
     """A `.json` (else YAML) file's parsed content; a missing or unreadable file is `error`."""
+    text = read_text_file(file, source, error=error)
+    return read_document(text, source, json_format=file.suffix.lower() == ".json")
+
+
+def read_text_file(file: Path, source: str, *, error: type[InputError] = ModelError) -> str:
+    """A file's UTF-8 text; a missing, unreadable or non-UTF-8 file is `error`."""
     if not file.exists():
         raise error("file not found", where=source, fix="check the path and the file name")
     if not file.is_file():
@@ -255,7 +261,7 @@ def read_document_file(file: Path, source: str, *, error: type[InputError] = Mod
         raise error(
             f"cannot read the file: {exc.strerror}", where=source, fix="check its permissions"
         ) from None
-    return read_document(text, source, json_format=file.suffix.lower() == ".json")
+    return text
 
 
 def read_document(text: str, source: str, *, json_format: bool) -> object:

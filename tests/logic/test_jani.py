@@ -1,0 +1,102 @@
+"""JANI files (the quantitative verification benchmark set's format) through Storm.
+
+``walk.jani`` is the random walk of test_prism.py's ``WALK`` written in JANI:
+both must give the same exact probabilities.  ``choose.jani`` is an MDP whose
+one automaton has two edges enabled in its first state.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+import faier.cli.main  # noqa: F401  (registers the commands on the app)
+from faier.cli.common import app
+from faier.errors import ModelError
+from faier.logic import probabilities
+from faier.logic.loading import load_model
+from faier.model.chains import MDP
+
+MODELS = Path(__file__).parent / "models"
+WALK = MODELS / "walk.jani"
+CHOOSE = MODELS / "choose.jani"
+
+runner = CliRunner()
+
+PRISM_WALK = """dtmc
+const int N = 2;
+const double p;
+module m
+  s : [0..N] init 0;
+  [] s<N -> p : (s'=s+1) + 1-p : true;
+  [] s=N -> true;
+endmodule
+label "top" = s=N;
+"""
+
+
+def run(*args: str) -> Result:
+    result = runner.invoke(app, ["check", *args], env={"COLUMNS": "200"})
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    return result
+
+
+@pytest.mark.parametrize("settings", [{"p": "1/3"}, {"p": "3/4"}])
+@pytest.mark.parametrize("formula", ["F<=2 top", "F<=3 top", "X (s = 1)", "F top"])
+def test_jani_walk_equals_the_prism_walk(
+    tmp_path: Path, settings: dict[str, str], formula: str
+) -> None:
+    prism = tmp_path / "walk.pm"
+    prism.write_text(PRISM_WALK, encoding="utf-8")
+    jani_model, prism_model = load_model(str(WALK), settings), load_model(str(prism), settings)
+    jani = probabilities(jani_model, formula)
+    via_prism = probabilities(prism_model, formula)
+    assert [jani[s] for s in jani_model.initial] == [via_prism[s] for s in prism_model.initial]
+
+
+def test_jani_from_the_command_line() -> None:
+    result = run(str(WALK), "--set", "p=1/3", "-f", "P=? [F<=2 top]", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["values"] == {"s=0,top=false": "1/9"}
+    longer = run(str(WALK), "--set", "p=1/3", "--const", "N=3", "-f", "P=? [F<=3 top]", "--json")
+    assert json.loads(longer.stdout)["values"] == {"s=0,top=false": "1/27"}
+
+
+def test_jani_mdp_choices_are_named_by_automaton_and_edge() -> None:
+    model = load_model(str(CHOOSE))
+    assert isinstance(model.system, MDP)
+    first = model.system.actions["goal=false,s=0"]
+    assert first == {
+        "m:1": {"goal=false,s=1": Fraction(1, 2), "goal=true,s=2": Fraction(1, 2)},
+        "m:2": {"goal=false,s=1": Fraction(3, 4), "goal=true,s=2": Fraction(1, 4)},
+    }
+    high = probabilities(model, "X goal", optimum="max")
+    low = probabilities(model, "X goal", optimum="min")
+    assert (high["goal=false,s=0"], low["goal=false,s=0"]) == (Fraction(1, 2), Fraction(1, 4))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"jani-version": 1,\n "name": }', "line 2"),
+        ("[1, 2]", "a JANI file holds one JSON object"),
+        ('{"jani-version": 1, "name": "x", "type": "ctmc"}', "not a JANI model Storm reads"),
+    ],
+)
+def test_bad_jani_files_are_bad_input(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "bad.jani"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ModelError) as caught:
+        load_model(str(path))
+    assert str(path) in str(caught.value)
+    assert message in str(caught.value)
+
+
+def test_jani_const_names_only_its_constants() -> None:
+    result = run(str(WALK), "--const", "M=3", "-f", "P=? [F top]")
+    assert result.exit_code == 2
+    assert "--const M: the model has no constant 'M' (constants: N, p)" in result.stderr
