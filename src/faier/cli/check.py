@@ -22,8 +22,8 @@ ModelArgument = Annotated[
     str,
     typer.Argument(
         help="built-in dpCTL* example (survey, geometric, subsampling-majority, double-survey, "
-        "interactive-survey, above-threshold), PRISM file (.pm/.prism/.nm) or chain/MDP file "
-        "(.yaml/.json)"
+        "interactive-survey, above-threshold), PRISM file (.pm/.prism/.nm), JANI file (.jani) "
+        "or chain/MDP file (.yaml/.json)"
     ),
 ]
 FormulaOption = Annotated[

@@ -25,7 +25,7 @@ class DpctlEngine:
         "dpCTL* formulas (the D operator for differential privacy between states) on "
         "Markov chains and MDPs"
     )
-    needs = "a PRISM file, a chain/MDP file or a built-in chain; answers 'faier check'"
+    needs = "a PRISM or JANI file, a chain/MDP file or a built-in chain; answers 'faier check'"
 
     def backends(self) -> tuple[Backend, ...]:
         return installed("stormpy", "lark")
