@@ -324,3 +324,23 @@ def test_seconds_cover_building_the_model() -> None:
     result = check(constants(runs="6"), FORMULA, "--json")
     data = json.loads(result.stdout)
     assert 0 < data["model_seconds"] < data["seconds"]
+
+
+def test_a_command_that_is_never_enabled_may_sum_to_less_than_one(tmp_path: Path) -> None:
+    """As in PRISM, only the rows of reachable states must be distributions."""
+    text = (
+        "dtmc\nmodule m\n  s : [0..2] init 0;\n"
+        "  [] s=0 -> 1/2 : (s'=1) + 1/2 : (s'=0);\n"
+        "  [] s=2 -> 1/2 : (s'=0);\n"  # s = 2 is never reached
+        "  [] s=1 -> true;\nendmodule\n"
+    )
+    path = tmp_path / "partial.pm"
+    path.write_text(text, encoding="utf-8")
+    model = load_prism(path)
+    assert isinstance(model.system.transitions, StormRows)  # type: ignore[union-attr]
+    assert model.system.transitions["s=0"] == {"s=0": Fraction(1, 2), "s=1": Fraction(1, 2)}  # type: ignore[union-attr]
+    path.write_text(
+        text.replace("(s'=1) + 1/2 : (s'=0)", "(s'=2) + 1/2 : (s'=0)"), encoding="utf-8"
+    )
+    with pytest.raises(ModelError, match="probabilities sum to 1/2, not 1"):
+        load_prism(path)

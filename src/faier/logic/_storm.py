@@ -168,12 +168,11 @@ class StormSystem:
         n = len(self.index)
         labelling = sp.models.StateLabeling(n)
         labelling.add_label("init")
-        for i in range(n) if initial is None else initial:
-            labelling.add_label_to_state("init", i)
+        bits = sp.datastructures.BitVector
+        labelling.set_states("init", bits(n, list(range(n)) if initial is None else initial))
         for name, members in sets.items():
             labelling.add_label(name)
-            for state in members:
-                labelling.add_label_to_state(name, self.index[state])
+            labelling.set_states(name, bits(n, [self.index[state] for state in members]))
         components = sp.models.SparseModelComponents[sp.Rational](
             transition_matrix=self.matrix, state_labeling=labelling
         )
@@ -208,7 +207,12 @@ class StormSystem:
         sp = stormpy()
         prop = sp.parse_property(text)
         try:
-            values = sp.model_checking(self._model(sets), prop).get_value_vector()
+            result = sp.model_checking(self._model(sets), prop)
+            values = (
+                result.get_value_vector()
+                if len(index) > len(self.index) // 8
+                else {i: result.get_value(i) for i in index.values()}
+            )
         except RuntimeError as exc:
             if "Invalid item count" not in str(exc):
                 raise FaierError(f"Storm failed on {text}: {exc}") from None

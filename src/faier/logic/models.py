@@ -61,6 +61,12 @@ class LogicModel:
         """Each label with the states that carry it (computed once per model)."""
         return dict(self._label_sets)
 
+    def prefill_label_sets(self, by_label: Mapping[str, frozenset[str]]) -> None:
+        """Give the label sets a loader already has (Storm keeps one set per label)."""
+        sets: dict[str, frozenset[str]] = {label: frozenset() for label in self.declared}
+        sets.update(by_label)
+        self.__dict__["_label_sets"] = dict(sorted(sets.items()))
+
     @cached_property
     def _label_sets(self) -> dict[str, frozenset[str]]:
         out: dict[str, set[str]] = {label: set() for label in self.declared}

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from faier.errors import ModelError
 from faier.logic._storm import StormRows, stormpy, to_fraction
@@ -182,8 +182,8 @@ def load_prism(
         built = sp.build_model[sp.Rational](defined, options=sp.BuilderOptions(build_full=True))
     except RuntimeError as exc:
         raise _build_error(exc, program, defined, given) from None
-    fast = kind == "DTMC" and _constant_probabilities(defined)
-    return _assemble(built, Path(path).stem, f"PRISM {kind}", given, fast, _choice_namer)
+    rows = _constant_probabilities(defined) if kind == "DTMC" else "variable"
+    return _assemble(built, Path(path).stem, f"PRISM {kind}", given, rows, _choice_namer)
 
 
 def load_jani(
@@ -224,7 +224,7 @@ def load_jani(
         raise (
             given.rejected(exc) if given.values else ModelError(_storm_message(exc), where=source)
         ) from None
-    return _assemble(built, Path(path).stem, f"JANI {kind}", given, False, _jani_choice_namer)
+    return _assemble(built, Path(path).stem, f"JANI {kind}", given, "variable", _jani_choice_namer)
 
 
 def _parse_jani(path: Path, source: str, overrides: Mapping[str, str]) -> Any:
@@ -263,21 +263,23 @@ def _assemble(
     name: str,
     description: str,
     given: _Given,
-    fast: bool,
+    rows: Literal["stochastic", "constant", "variable"],
     namer: Callable[[Any], Callable[[int], tuple[str, str]]],
 ) -> LogicModel:
-    """The built Storm model as a faier model: names, labels, rows (Storm's own when ``fast``)."""
+    """The built Storm model as a faier model: names, labels, rows (Storm's own matrix
+    for a DTMC whose probabilities are constants, see :func:`_constant_probabilities`)."""
     order, columns = _state_names(built)
     names = dict(enumerate(order))
-    labels = _labels(built, order)
+    by_label, labels = _labels(built, order)
     initial = tuple(names[i] for i in built.initial_states)
-    if fast:
-        _check_row_sums(built, order, given)
+    if rows != "variable":
+        if rows == "constant":
+            _check_row_sums(built, order, given)
         system: MarkovChain | MDP = MarkovChain(order, StormRows(built, order), labels)
     else:
         kind = "MDP" if built.is_nondeterministic_model else "DTMC"
         system = _convert(built, names, labels, kind, given, namer)
-    return logic_model(
+    model = logic_model(
         name,
         system,
         initial=initial,
@@ -285,6 +287,8 @@ def _assemble(
         labels=built.labeling.get_labels(),
         valuations=None if columns is None else Valuations(order, columns),
     )
+    model.prefill_label_sets(by_label)
+    return model
 
 
 def _parse(file: Path, source: str) -> Any:
@@ -564,31 +568,47 @@ def _json_state_names(built: Any) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _labels(built: Any, names: tuple[str, ...]) -> dict[str, frozenset[str]]:
-    """Each state's labels, read a label at a time (one bit vector each)."""
+def _labels(
+    built: Any, names: tuple[str, ...]
+) -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """Each label's states and each state's labels, read a label at a time (one bit vector each)."""
+    by_label: dict[str, frozenset[str]] = {}
     found: dict[str, set[str]] = {}
     labelling = built.labeling
-    for label in labelling.get_labels():
-        for i in labelling.get_states(label):
-            found.setdefault(names[i], set()).add(label)
-    return {state: frozenset(labels) for state, labels in found.items()}
+    for label in sorted(labelling.get_labels()):
+        members = [names[i] for i in labelling.get_states(label)]
+        by_label[label] = frozenset(members)
+        for state in members:
+            found.setdefault(state, set()).add(label)
+    return by_label, {state: frozenset(labels) for state, labels in found.items()}
 
 
-def _constant_probabilities(defined: Any) -> bool:
-    """True when every update probability is a constant in [0, 1] once constants are set.
+def _constant_probabilities(defined: Any) -> Literal["stochastic", "constant", "variable"]:
+    """How far the program alone shows that a DTMC's rows are distributions.
 
-    Then every matrix entry is a non-negative sum of products of such
-    constants, and rows summing to 1 (checked by Storm) are distributions.
+    ``stochastic``: every update probability is a constant in [0, 1] and each
+    command's sum to 1; Storm builds a state's row from its enabled commands
+    (uniformly mixed where guards overlap, multiplied where they synchronise),
+    so every row is a distribution and none needs checking.  ``constant``:
+    constants in [0, 1], but some command does not sum to 1 (it may never be
+    enabled): the built rows are checked.  ``variable``: some probability
+    depends on the state: every entry is checked.
     """
+    verdict: Literal["stochastic", "constant"] = "stochastic"
     for module in defined.modules:
         for command in module.commands:
+            total = Fraction(0)
             for update in command.updates:
                 expression = update.probability_expression
                 if expression.contains_variables():
-                    return False
-                if not 0 <= to_fraction(expression.evaluate_as_rational()) <= 1:
-                    return False
-    return True
+                    return "variable"
+                value = to_fraction(expression.evaluate_as_rational())
+                if not 0 <= value <= 1:
+                    return "variable"
+                total += value
+            if total != 1:
+                verdict = "constant"
+    return verdict
 
 
 def _check_row_sums(built: Any, names: tuple[str, ...], given: _Given) -> None:
