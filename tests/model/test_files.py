@@ -618,3 +618,15 @@ def test_expressions_are_never_evaluated_as_python(text: str) -> None:
 
     with pytest.raises(ModelError):
         parse_probability(text, ["p"], where="x")
+
+
+def test_a_probability_with_an_absurd_exponent_is_bad_input(tmp_path: Path) -> None:
+    """1e-999999 is refused where it is written, not turned into a million-digit fraction."""
+    path = tmp_path / "model.yaml"
+    path.write_text(
+        "states: [a, b]\nobservations: [x, y]\nemissions:\n"
+        "  a: {x: 1e-999999, y: 1}\n  b: {x: 1/4, y: 3/4}\npairs: [[a, b]]\nhorizon: 1\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ModelError, match=r"emissions\.a\.x: 1e-999999 is out of range"):
+        load_hmm_file(path)

@@ -101,3 +101,12 @@ def test_decimal_epsilon_comparisons_agree_with_sympy(
     assert (eps.exp_ratio is None) is (whole + digits > 0)
     assert eps.compare_ratio(ratio) == (1 if above else -1)
     assert eps.exceeded_by(ratio) is above
+
+
+@pytest.mark.parametrize("text", ["1e-999999999", "1e999999", "1e2000"])
+def test_absurd_decimal_exponents_are_refused_at_once(text: str) -> None:
+    """1e-999999999 would be a billion-digit fraction: refused before it is built."""
+    with pytest.raises(SpecError, match="out of range"):
+        Epsilon.parse(text)
+    with pytest.raises(SpecError, match="out of range"):
+        parse_delta(text)

@@ -53,9 +53,23 @@ def parse_number(text: str | int | float | Fraction) -> tuple[Fraction, bool]:
             raise ValueError(f"division by zero in {text!r}")
         return numerator / denominator, is_decimal
     try:
-        return Fraction(Decimal(s)), ("." in s or "e" in s.lower())
+        value = Decimal(s)
     except InvalidOperation as exc:  # pragma: no cover - the regex already guards this
         raise ValueError(f"not a number: {text!r}") from exc
+    if value and abs(value.adjusted()) > MAX_DECIMAL_EXPONENT:
+        raise NumberOutOfRange(
+            f"{s} is out of range: faier reads numbers from 1e-{MAX_DECIMAL_EXPONENT} "
+            f"to 1e{MAX_DECIMAL_EXPONENT} exactly"
+        )
+    return Fraction(value), ("." in s or "e" in s.lower())
+
+
+MAX_DECIMAL_EXPONENT = 1000
+"""Decimal exponents past ±1000 are refused: 1e-999999999 would be a billion-digit fraction."""
+
+
+class NumberOutOfRange(ValueError):
+    """A number written with an absurd decimal exponent (a mistake, not a value to compute with)."""
 
 
 def parse_probability(
@@ -65,6 +79,8 @@ def parse_probability(
     try:
         value, is_decimal = parse_number(text)
         return ParsedProbability(value, is_decimal)
+    except NumberOutOfRange as exc:
+        raise ModelError(str(exc), where=where, fix="write a probability such as 1e-9") from None
     except ValueError:
         pass
     import sympy

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from faier.errors import SpecError
 from faier.model.expressions import ExpressionError, parse_expression
-from faier.model.probability import parse_number
+from faier.model.probability import MAX_DECIMAL_EXPONENT, NumberOutOfRange, parse_number
 
 if TYPE_CHECKING:
     import sympy
@@ -83,7 +83,13 @@ def _decimal_value(raw: str) -> Fraction | None:
     """ε itself for a plain decimal (``1.372``, ``60.25``, ``1e-3``), read without sympy."""
     if _DECIMAL.match(raw) is None:
         return None
-    return Fraction(decimal.Decimal(raw.strip()))
+    value = decimal.Decimal(raw.strip())
+    if value and abs(value.adjusted()) > MAX_DECIMAL_EXPONENT:
+        raise SpecError(
+            f"ε = {raw.strip()} is out of range",
+            fix=f"faier reads ε from 1e-{MAX_DECIMAL_EXPONENT} to 1e{MAX_DECIMAL_EXPONENT}",
+        )
+    return Fraction(value)
 
 
 def _shown(ratio: Fraction) -> str:
@@ -212,6 +218,8 @@ def parse_delta(text: str | float | Fraction) -> Fraction:
     """δ as an exact rational in [0, 1]."""
     try:
         value = parse_number(text)[0]
+    except NumberOutOfRange as exc:
+        raise SpecError(f"δ = {text}: {exc}", fix="δ is a probability, e.g. 1e-9") from None
     except ValueError as exc:
         raise SpecError(
             f"cannot read δ = {text!r}", fix="write a number like 0.01 or 1/100"
