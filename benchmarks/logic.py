@@ -1,22 +1,39 @@
-"""dpCTL* timings: the Above Threshold MDP over {0..5} and subsampling majority for n = 3..8.
+"""dpCTL* timings: dpCTL*'s own models, and PRISM case studies against plain stormpy.
 
-Prints one table: model, formula, states, answer, seconds.  dpCTL* gives no
-timings; these are faier's baseline.  Every answer is exact (Storm's rational
-engine, exact action-word enumeration, or Proposition 2 with exact bounds).
+The first table covers the Above Threshold MDP over {0..5} and subsampling
+majority for n = 3..8: model, formula, states, answer, seconds.  dpCTL* gives
+no timings; these are faier's baseline.  Every answer is exact (Storm's
+rational engine, exact action-word enumeration, or Proposition 2 with exact
+bounds).
 
-    .venv/bin/python benchmarks/logic.py            # everything (about a minute on 2 cores)
-    .venv/bin/python benchmarks/logic.py --quick    # k ≤ 1 and n ≤ 5
+The second table, "PRISM case studies", runs faier on PRISM models of Crowds
+(tests/logic/models/crowds-protocol.pm, 4k to 357k states) and of the dining
+cryptographers (N = 3, 4, 5, MDPs) and compares it with plain stormpy in the
+same process: stormpy parses the file, builds it exactly and answers one
+P=?/Pmax=? query; faier loads the file (load_model) and checks the same query,
+and, loading again, a D formula.  The ratios are faier's seconds over
+stormpy's; faier's values are compared with stormpy's in the initial states.
+
+    .venv/bin/python benchmarks/logic.py            # everything (a few minutes on 2 cores)
+    .venv/bin/python benchmarks/logic.py --quick    # k ≤ 1, n ≤ 5, Crowds up to 17k states
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import platform
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
-from faier.logic import check, probabilities
+import machine
+import stormpy
+
+from faier.logic import check, load_model, parse_neighbour_spec, probabilities
 from faier.logic.analysis import least_delta
 from faier.logic.examples import above_threshold, above_threshold_path, subsampling_majority
 from faier.logic.models import LogicModel
@@ -107,11 +124,182 @@ def subsampling_rows(sizes: range) -> list[tuple[str, str, int, str, float]]:
     return rows
 
 
+MODELS = Path(__file__).resolve().parents[1] / "tests" / "logic" / "models"
+CROWDS = MODELS / "crowds-protocol.pm"
+CROWDS_SIZES = ((3, 10), (4, 10), (4, 15), (6, 10), (5, 15))
+"""(TotalRuns, CrowdSize): 4,136, 17,446, 76,296, 178,178 and 356,592 states (PF 4/5, badC 1)."""
+QUICK_CROWDS_SIZES = CROWDS_SIZES[:2]
+DINING_SIZES = (3, 4, 5)
+
+
+@dataclass(frozen=True)
+class CaseStudy:
+    """One PRISM model with its constants, a P=?/Pmax=? query and a D formula."""
+
+    name: str
+    path: Path
+    constants: Mapping[str, str]
+    label: str
+    """The label both queries are about."""
+    optimum: str
+    """``P`` on a chain, ``Pmax`` on an MDP."""
+    diff: str
+    neighbours: str
+
+    @property
+    def query(self) -> str:
+        return f"{self.optimum}=? [F {self.label}]"
+
+    @property
+    def storm_query(self) -> str:
+        return f'{self.optimum}=? [F "{self.label}"]'
+
+
+def case_studies(quick: bool) -> list[CaseStudy]:
+    cases = []
+    for runs, size in QUICK_CROWDS_SIZES if quick else CROWDS_SIZES:
+        constants = {"TotalRuns": str(runs), "CrowdSize": str(size), "PF": "4/5", "badC": "1"}
+        cases.append(
+            CaseStudy(
+                f"crowds runs={runs} size={size}",
+                CROWDS,
+                constants,
+                "seen0twice",
+                "P",
+                "D{ln(3), 0}[F seen0twice]",
+                "@sentA~@sentB",
+            )
+        )
+    for n in DINING_SIZES:
+        path = MODELS / ("dining-cryptographers.pm" if n == 3 else f"dining-cryptographers-{n}.pm")
+        outcome = "out_d" + "a" * (n - 1)
+        pairs = "; ".join(f"@paid{i}~@paid{i + 1}" for i in range(n - 1))
+        cases.append(
+            CaseStudy(
+                f"dining cryptographers N={n}",
+                path,
+                {},
+                outcome,
+                "Pmax",
+                f"D{{0, 0}}[F {outcome}]",
+                pairs,
+            )
+        )
+    return cases
+
+
+def stormpy_run(case: CaseStudy) -> tuple[int, int, list[Fraction], float]:
+    """Plain stormpy: parse, build exactly, one query; states, transitions, initial values, s."""
+    start = time.perf_counter()
+    program = stormpy.parse_prism_program(str(case.path))
+    if case.constants:
+        # ints as ints (Storm's int constants), anything else exactly as a rational
+        values = {
+            k: int(v) if v.isdigit() else stormpy.Rational(v) for k, v in case.constants.items()
+        }
+        program, _ = stormpy.instantiate_constants(program, values)
+    built = stormpy.build_model[stormpy.Rational](
+        program, options=stormpy.BuilderOptions(build_full=True)
+    )
+    result = stormpy.model_checking(built, stormpy.parse_property(case.storm_query, program))
+    values = sorted(Fraction(str(result.get_value(s))) for s in built.initial_states)
+    seconds = time.perf_counter() - start
+    return built.nr_states, built.nr_transitions, values, seconds
+
+
+def faier_run(case: CaseStudy, formula: str, neighbours: str | None) -> tuple[Any, float]:
+    """faier from the file: load_model and check; the result, or the error's text."""
+    start = time.perf_counter()
+    try:
+        model = load_model(str(case.path), case.constants)
+        relation = parse_neighbour_spec(neighbours) if neighbours else None
+        result: Any = check(model, formula, neighbours=relation)
+    except Exception as exc:  # a refused formula is a cell of the table, not a crash
+        result = f"{type(exc).__name__}: {exc}"
+    return result, time.perf_counter() - start
+
+
+def d_answer(result: Any) -> str:
+    if isinstance(result, str):
+        return result
+    methods = sorted({row.method for op in result.operators for row in op.rows} - {"no neighbours"})
+    text = f"{result.verdict.value} ({' + '.join(methods)})"
+    return text + (f": {result.reason}" if result.reason else "")
+
+
+def case_study_rows(quick: bool) -> list[tuple[str, ...]]:
+    warm = case_studies(quick=True)[0]  # the first calls pay for lazy loading: not timed
+    warm = replace(warm, constants={**warm.constants, "TotalRuns": "1"})
+    stormpy_run(warm)
+    faier_run(warm, warm.query, None)
+    rows = []
+    for case in case_studies(quick):
+        gc.collect()
+        states, transitions, storm_values, storm_seconds = stormpy_run(case)
+        gc.collect()
+        p_result, p_seconds = faier_run(case, case.query, None)
+        gc.collect()
+        d_result, d_seconds = faier_run(case, case.diff, case.neighbours)
+        if isinstance(p_result, str):
+            agree = p_result
+        else:
+            faier_values = sorted(value for _, value in p_result.values)
+            agree = "same" if faier_values == storm_values else f"differ: {faier_values}"
+        rows.append(
+            (
+                case.name,
+                f"{states:,}",
+                f"{transitions:,}",
+                f"{storm_seconds:.3f}",
+                f"{p_seconds:.3f}",
+                f"{p_seconds / storm_seconds:.1f}x",
+                f"{d_seconds:.3f}",
+                f"{d_seconds / storm_seconds:.1f}x",
+                f"{agree} ({', '.join(map(str, storm_values))})",
+                d_answer(d_result),
+            )
+        )
+    return rows
+
+
+def print_case_studies(quick: bool) -> None:
+    rows = case_study_rows(quick)
+    print()
+    print("PRISM case studies: stormpy = parse + exact build + one query (this process);")
+    print("faier P, faier D = load_model + check, each from the file; x = over stormpy")
+    print("  crowds: P=? [F seen0twice] and D{ln(3), 0}[F seen0twice] with @sentA~@sentB")
+    print("  dining cryptographers: Pmax=? [F out_daa..] and D{0, 0}[F out_daa..] with")
+    print("    @paid0~@paid1; @paid1~@paid2; ... (out_daa..: 0 disagrees, the others agree)")
+    header = (
+        "model",
+        "states",
+        "transitions",
+        "stormpy s",
+        "faier P s",
+        "P x",
+        "faier D s",
+        "D x",
+        "faier P = stormpy (initial values)",
+        "faier D",
+    )
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
+    right = {1, 2, 3, 4, 5, 6, 7}
+    for row in [header, *rows]:
+        cells = [
+            c.rjust(w) if i in right else c.ljust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=False))
+        ]
+        print("  ".join([*cells, row[-1]]))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="k ≤ 1 and n ≤ 5")
+    parser.add_argument(
+        "--quick", action="store_true", help="k ≤ 1, n ≤ 5, Crowds up to 17k states"
+    )
     options = parser.parse_args()
     print(f"# faier dpCTL* benchmark — Python {platform.python_version()}, {platform.machine()}")
+    print(f"machine: {machine.describe()}")
     rows = above_threshold_rows(1 if options.quick else 3)
     rows += subsampling_rows(range(3, 6 if options.quick else 9))
     widths = [max(len(str(r[i])) for r in rows) for i in range(4)]
@@ -120,6 +308,7 @@ def main() -> None:
     for model, formula, states, result, seconds in rows:
         cells = [model, formula, str(states), result]
         print("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)), f"{seconds:7.3f}")
+    print_case_studies(options.quick)
 
 
 if __name__ == "__main__":

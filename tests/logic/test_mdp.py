@@ -109,16 +109,45 @@ def test_query_alphabet_must_be_offered_everywhere() -> None:
     broken = logic_model(
         "broken",
         mdp(
-            {"s": {"x": {"s": 1}, "y": {"s": 1}}, "t": {"x": {"t": 1}, "z": {"t": 1}}},
-            labels={"g": ["s"]},
+            {
+                "s": {"x": {"u": 1}, "y": {"v": 1}},
+                "t": {"x": {"u": 1}, "z": {"v": 1}},
+                "u": {"-": {"u": 1}},
+                "v": {"-": {"v": 1}},
+            },
+            labels={"g": ["u"]},
         ),
         neighbours=parse_neighbour_spec("s~t"),
     )
-    result = check(broken, "D{0,0}[X g]", state="s")
+    result = check(broken, "D{0,0}[X g]", state="s")  # Pr ∈ [0, 1] from both: no bound decides
     assert result.verdict is Verdict.UNKNOWN
     reason = result.operators[0].rows[0].reason or ""
     assert "no action words" in reason and "a query scheduler picks one action per step" in reason
     assert "Proposition 2" in reason
+
+
+def test_every_scheduler_violates_when_min_exceeds_max() -> None:
+    """Proposition 2's converse: min Pr(s) > e^ε·max Pr(t) + δ fails under every scheduler."""
+    model = logic_model(
+        "apart",
+        mdp(
+            {
+                "s": {"x": {"u": 1}, "y": {"u": "3/4", "v": "1/4"}},
+                "t": {"x": {"v": 1}, "z": {"u": "1/4", "v": "3/4"}},
+                "u": {"-": {"u": 1}},
+                "v": {"-": {"v": 1}},
+            },
+            labels={"g": ["u"]},
+        ),
+        neighbours=parse_neighbour_spec("s~t"),
+    )
+    result = check(model, "D{ln(2),0}[X g]", state="s")
+    assert result.verdict is Verdict.VIOLATED
+    assert result.witness is not None
+    assert (result.witness.p, result.witness.q) == (Fraction(3, 4), Fraction(1, 4))
+    assert result.witness.method == "every scheduler"
+    assert result.witness.show().startswith("min Pr(s) = 3/4 > e^ε·max Pr(t) + δ")
+    assert check(model, "D{ln(3),0}[X g]", state="s").verdict is Verdict.UNKNOWN
 
 
 def test_proposition_2_decides_an_mdp_without_a_query_alphabet() -> None:

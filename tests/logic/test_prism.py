@@ -26,6 +26,7 @@ from faier.logic import parse_neighbour_spec
 from faier.logic._storm import StormRows, stormpy
 from faier.logic.models import LogicModel
 from faier.logic.prism import load_prism
+from faier.model.chains import MDP
 from faier.results import Verdict
 
 CROWDS = Path(__file__).parent / "models" / "crowds.pm"
@@ -344,3 +345,22 @@ def test_a_command_that_is_never_enabled_may_sum_to_less_than_one(tmp_path: Path
     )
     with pytest.raises(ModelError, match="probabilities sum to 1/2, not 1"):
         load_prism(path)
+
+
+def test_mdp_choices_are_read_from_storms_matrix_as_the_eager_conversion_reads_them() -> None:
+    """Dining cryptographers (N = 3): lazily named and converted choices equal the eager ones."""
+    from faier.logic import prism
+    from faier.logic._storm import StormChoices
+
+    model = load_prism(Path(__file__).parent / "models" / "dining-cryptographers.pm")
+    choices = model.system.actions  # type: ignore[union-attr]
+    assert isinstance(choices, StormChoices)
+    states = model.system.states
+    names = dict(enumerate(states))
+    given = prism._Given("dc", {}, {})
+    labels = {s: model.system.label(s) for s in states}
+    eager = prism._convert(choices.model, names, labels, "MDP", given, prism._choice_namer)
+    assert isinstance(eager, MDP)
+    for state in states:
+        assert dict(choices[state]) == eager.actions[state]
+    assert set(choices[states[0]]) == {"crypt0:1", "crypt1:1", "crypt2:1"}  # the three coin flips

@@ -18,6 +18,7 @@ from faier.logic._mdp import (
     NoQueryAlphabet,
     PairCheck,
     enumerate_words,
+    every_scheduler_fails,
     proposition2,
     query_letters,
     tail_violation,
@@ -294,6 +295,10 @@ class Evaluator:
                 ok, closest = proposition2(budget, high, low, s, t)
                 if ok:
                     checks[(s, t)] = PairCheck(True, closest, None, "Proposition 2")
+                    continue
+                everywhere = every_scheduler_fails(budget, high, low, s, t)
+                if everywhere is not None:
+                    checks[(s, t)] = PairCheck(False, everywhere, None, "every scheduler")
                     continue
                 witness = (
                     None

@@ -346,6 +346,16 @@ def recheck(
     A finite word (bounded formula) is also recomputed by progression; any
     disagreement is a bug and fails loudly.
     """
+    if witness.method == "every scheduler":
+        fresh = StormSystem(mdp)
+        low = fresh.probabilities(path, sat, "min", (witness.left,))[witness.left]
+        high = fresh.probabilities(path, sat, "max", (witness.right,))[witness.right]
+        if (low, high) != (witness.p, witness.q):
+            raise FaierError(
+                f"internal disagreement on min/max: a fresh Storm model gives ({low}, {high}), "
+                f"the check ({witness.p}, {witness.q}); please report this"
+            )
+        return
     assert witness.word is not None
     starts = (witness.left, witness.right)
     storm = word_values(mdp, path, sat, witness.word, witness.repeat, starts)
@@ -387,6 +397,35 @@ def proposition2(
             best = candidate
     assert best is not None
     return ok, best
+
+
+def every_scheduler_fails(
+    budget: DiffBudget,
+    high: Mapping[str, Fraction],
+    low: Mapping[str, Fraction],
+    s: str,
+    t: str,
+) -> Closeness | None:
+    """Proposition 2's converse: min Pr(left) > e^ε·max Pr(right) + δ fails under every scheduler.
+
+    Whatever schedulers D quantifies over (query schedulers, or any where a
+    model has no query alphabet), each gives Pr(left) ≥ min and Pr(right) ≤
+    max, so this one exact comparison of Storm's exact extremes is a witness.
+    """
+    for left, right in ((s, t), (t, s)):
+        p, q = low[left], high[right]
+        if budget.excess(p, q) > 0:
+            return Closeness(
+                left,
+                right,
+                p,
+                q,
+                False,
+                budget.margin(p, q),
+                budget.margin_value(p, q),
+                "every scheduler",
+            )
+    return None
 
 
 def _tail_words(letters: tuple[str, ...]) -> Iterator[tuple[Word, str]]:

@@ -11,7 +11,7 @@ they can (``F "a" & "b"`` is ``F ("a" & "b")``), faier's do not.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from fractions import Fraction
 from functools import cache
 from types import ModuleType
@@ -31,7 +31,7 @@ from faier.logic.syntax import (
     is_state_formula,
     maximal_state_subformulas,
 )
-from faier.model.chains import MDP, CheckedRows, MarkovChain
+from faier.model.chains import MDP, CheckedChoices, CheckedRows, MarkovChain
 
 Optimum = Literal["min", "max"] | None
 
@@ -130,6 +130,83 @@ class StormRows(CheckedRows):
         return len(self.states)
 
 
+class StormChoices(CheckedChoices):
+    """A Storm-built MDP's choices per state, named and converted the first time they are read.
+
+    ``namer`` gives a choice's action label and command origin from its
+    global row index (the label names it, else the origin); as for
+    :class:`StormRows`, the distributions were shown to be distributions
+    where the model was built.
+    """
+
+    def __init__(
+        self, model: Any, states: tuple[str, ...], namer: Callable[[int], tuple[str, str]]
+    ) -> None:
+        self.model = model
+        self.matrix = model.transition_matrix
+        self.states = states
+        self.index = {state: i for i, state in enumerate(states)}
+        self.namer = namer
+        self._choices: dict[str, _StateChoices] = {}
+
+    def __getitem__(self, state: str) -> Mapping[str, Mapping[str, Fraction]]:
+        choices = self._choices.get(state)
+        if choices is None:
+            i = self.index[state]
+            rows = range(self.matrix.get_row_group_start(i), self.matrix.get_row_group_end(i))
+            named: dict[str, int] = {}
+            for row in rows:
+                label, origin = self.namer(row)
+                name = label or origin
+                if name in named:  # one label, two commands: both named by their commands
+                    first = named.pop(name)
+                    named[f"{name}({self.namer(first)[1]})"] = first
+                    name = f"{label}({origin})"
+                named[name] = row
+            choices = _StateChoices(self, named)
+            self._choices[state] = choices
+        return choices
+
+    def row(self, row: int) -> dict[str, Fraction]:
+        """One choice's distribution, converted to Fractions."""
+        distribution: dict[str, Fraction] = {}
+        for entry in self.matrix.get_row(row):
+            target = self.states[entry.column]
+            distribution[target] = distribution.get(target, Fraction(0)) + to_fraction(entry.value)
+        return distribution
+
+    def __contains__(self, state: object) -> bool:
+        return state in self.index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.states)
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+
+class _StateChoices(Mapping[str, Mapping[str, Fraction]]):
+    """One state's choices: names at once, each distribution converted when it is read."""
+
+    def __init__(self, owner: StormChoices, rows: dict[str, int]) -> None:
+        self.owner = owner
+        self.rows = rows
+        self._converted: dict[str, dict[str, Fraction]] = {}
+
+    def __getitem__(self, name: str) -> dict[str, Fraction]:
+        distribution = self._converted.get(name)
+        if distribution is None:
+            distribution = self.owner.row(self.rows[name])
+            self._converted[name] = distribution
+        return distribution
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
 class StormSystem:
     """A chain or MDP held in Storm as an exact matrix; each question adds its own labels."""
 
@@ -141,6 +218,9 @@ class StormSystem:
         rational = sp.Rational
         if isinstance(system, MarkovChain) and isinstance(system.transitions, StormRows):
             self.matrix = system.transitions.matrix
+            return
+        if isinstance(system, MDP) and isinstance(system.actions, StormChoices):
+            self.matrix = system.actions.matrix
             return
         if isinstance(system, MarkovChain):
             builder = sp.datastructures.SparseMatrixBuilder[rational](rows=n, columns=n)

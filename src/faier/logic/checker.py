@@ -126,7 +126,9 @@ def _focus(model: LogicModel, state: str | Sequence[str] | None) -> tuple[str, .
         if name in members:
             wanted.append(name)
             continue
-        matching = _matching_valuation(name, known)
+        labelled = model.label_sets().get(name.removeprefix("@"))
+        matching = sorted(labelled, key=known.index) if labelled else None
+        matching = matching or _matching_valuation(name, known)
         if matching:
             wanted.extend(s for s in matching if s not in wanted)
             continue

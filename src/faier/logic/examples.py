@@ -338,7 +338,11 @@ def _whole(settings: Mapping[str, str], name: str, default: int) -> int:
     except ValueError:
         value = Fraction(1, 2)
     if value.denominator != 1:
-        raise SpecError(f"{name} = {text!r} is not a whole number", where=f"--set {name}")
+        raise SpecError(
+            f"{name} = {text!r} is not a whole number",
+            where=f"--set {name}",
+            fix=f"e.g. --set {name}={default or 1}",
+        )
     return int(value)
 
 
@@ -349,7 +353,11 @@ def _fraction(settings: Mapping[str, str], name: str, default: Fraction | None) 
     try:
         return parse_number(text)[0]
     except ValueError:
-        raise SpecError(f"{name} = {text!r} is not a number", where=f"--set {name}") from None
+        raise SpecError(
+            f"{name} = {text!r} is not a number",
+            where=f"--set {name}",
+            fix=f"write a fraction or a decimal, e.g. --set {name}={default or '1/2'}",
+        ) from None
 
 
 LOGIC_EXAMPLES: dict[str, LogicExample] = {
@@ -432,4 +440,10 @@ def build_example(name: str, settings: Mapping[str, str] | None = None) -> Logic
                 where=f"--set {key}",
                 fix=f"its parameters are {', '.join(sorted(allowed)) or '(none)'}",
             )
-    return example.build(given)
+    try:
+        return example.build(given)
+    except SpecError as exc:  # the builder's refusal names no option: place it at the values
+        if exc.where is not None or not given:
+            raise
+        shown = ", ".join(f"{key}={value}" for key, value in given.items())
+        raise SpecError(exc.message, where=f"--set {shown}", fix=exc.fix) from None

@@ -47,7 +47,11 @@ class LogicModel:
             raise ModelError("no initial state", where=self.name, fix="name at least one state")
         for state in self.initial:
             if state not in known:
-                raise ModelError(f"initial state {state!r} is not a state", where=self.name)
+                raise ModelError(
+                    f"initial state {state!r} is not a state",
+                    where=self.name,
+                    fix=f"states are {_few(self.system.states)}",
+                )
         if set(self.neighbours.states) != known:
             raise ModelError(
                 "the neighbour relation is over other states than the model", where=self.name
@@ -143,6 +147,7 @@ def _labels(
                 raise ModelError(
                     f"label {label!r} names {state!r}, which is not a state",
                     where=f"{where}labels",
+                    fix=f"states are {_few(states)}",
                 )
             by_state.setdefault(state, set()).add(label)
     return {state: frozenset(found) for state, found in by_state.items()}
@@ -220,8 +225,14 @@ def mdp(
 def _located(build: Callable[[], _System], where: str) -> _System:
     try:
         return build()
-    except ModelError as exc:
-        raise (exc.located(where) if where else exc) from None
+    except ModelError as exc:  # located once: a row or label error may name ``where`` already
+        placed = not where or (exc.where or "").startswith(where)
+        raise (exc if placed else exc.located(where)) from None
+
+
+def _few(states: Sequence[str], limit: int = 12) -> str:
+    shown = ", ".join(states[:limit])
+    return shown if len(states) <= limit else f"{shown}, ... ({len(states)} in all)"
 
 
 def logic_model(

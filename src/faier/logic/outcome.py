@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from faier.results import ExitCode, Loss, Verdict
 
-Method = Literal["storm", "words", "proposition 2", "tail words"]
+Method = Literal["storm", "words", "proposition 2", "every scheduler", "tail words"]
 
 
 def _frac(value: Fraction | None) -> str | None:
@@ -91,7 +91,9 @@ class Closeness:
 
     def show(self) -> str:
         relation = "≤" if self.holds else ">"
-        low, high = ("min ", "max ") if self.method == "proposition 2" else ("", "")
+        low, high = {"proposition 2": ("min ", "max "), "every scheduler": ("max ", "min ")}.get(
+            self.method, ("", "")
+        )
         left, right = differences_first(self.left, self.right)
         core = (
             f"{high}Pr({left}) {_equals(self.p)} {relation} e^ε·{low}Pr({right}) + δ"

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from faier.errors import ModelError
-from faier.logic._storm import StormRows, stormpy, to_fraction
+from faier.logic._storm import StormChoices, StormRows, stormpy, to_fraction
 from faier.logic.expressions import Valuations
 from faier.logic.models import LogicModel, logic_model
 from faier.model.chains import MDP, MarkovChain
@@ -155,8 +155,7 @@ def load_prism(
     ``-const``).
     """
     source = str(path)
-    if not Path(path).is_file():
-        raise ModelError("file not found", where=source, fix="check the path and the file name")
+    text = read_text_file(Path(path), source)  # missing, a folder, not UTF-8: before Storm reads it
     program = _parse(Path(path), source)
     constants, overrides = dict(constants or {}), dict(overrides or {})
     twice = [name for name in overrides if name in constants]
@@ -168,7 +167,10 @@ def load_prism(
         )
     if overrides:
         program = _override(program, Path(path), source, overrides)
-    kind = str(program.model_type).rsplit(".", 1)[-1]
+    try:
+        kind = str(program.model_type).rsplit(".", 1)[-1]
+    except ValueError:  # stormpy's enum has no member for PTAs and SMGs
+        kind = (_COMMENT.sub("", text).split() or ["unknown"])[0].upper()
     if kind not in ("DTMC", "MDP"):
         raise ModelError(
             f"a {kind} model", where=source, fix="faier checks dpCTL* on DTMCs and MDPs only"
@@ -178,12 +180,17 @@ def load_prism(
     defined = _define(program, given)
     _check_probabilities(program, defined, given)
     sp = stormpy()
+
+    def assemble(built: Any) -> LogicModel:
+        rows = _constant_probabilities(defined)
+        return _assemble(built, Path(path).stem, f"PRISM {kind}", given, rows, _choice_namer)
+
     try:
-        built = sp.build_model[sp.Rational](defined, options=sp.BuilderOptions(build_full=True))
+        built = sp.build_model[sp.Rational](defined, options=_builder_options(sp))
     except RuntimeError as exc:
+        _own_row_error(exc, defined, assemble)
         raise _build_error(exc, program, defined, given) from None
-    rows = _constant_probabilities(defined) if kind == "DTMC" else "variable"
-    return _assemble(built, Path(path).stem, f"PRISM {kind}", given, rows, _choice_namer)
+    return assemble(built)
 
 
 def load_jani(
@@ -218,13 +225,22 @@ def load_jani(
     given = _Given(source, {**constants, **overrides}, kinds, frozenset(overrides))
     defined = _define(model, given, prism=False)
     sp = stormpy()
+
+    def assemble(built: Any) -> LogicModel:
+        return _assemble(
+            built, Path(path).stem, f"JANI {kind}", given, "variable", _jani_choice_namer
+        )
+
     try:
-        built = sp.build_model[sp.Rational](defined, options=sp.BuilderOptions(build_full=True))
+        built = sp.build_model[sp.Rational](defined, options=_builder_options(sp))
     except RuntimeError as exc:
+        _own_row_error(exc, defined, assemble)
         raise (
-            given.rejected(exc) if given.values else ModelError(_storm_message(exc), where=source)
+            given.rejected(exc)
+            if given.values
+            else ModelError(_storm_message(exc), where=source, fix="see jani-spec.org")
         ) from None
-    return _assemble(built, Path(path).stem, f"JANI {kind}", given, "variable", _jani_choice_namer)
+    return assemble(built)
 
 
 def _parse_jani(path: Path, source: str, overrides: Mapping[str, str]) -> Any:
@@ -272,12 +288,17 @@ def _assemble(
     names = dict(enumerate(order))
     by_label, labels = _labels(built, order)
     initial = tuple(names[i] for i in built.initial_states)
+    nondeterministic = built.is_nondeterministic_model
     if rows != "variable":
         if rows == "constant":
             _check_row_sums(built, order, given)
-        system: MarkovChain | MDP = MarkovChain(order, StormRows(built, order), labels)
+        system: MarkovChain | MDP = (
+            MDP(order, StormChoices(built, order, namer(built)), labels)
+            if nondeterministic
+            else MarkovChain(order, StormRows(built, order), labels)
+        )
     else:
-        kind = "MDP" if built.is_nondeterministic_model else "DTMC"
+        kind = "MDP" if nondeterministic else "DTMC"
         system = _convert(built, names, labels, kind, given, namer)
     model = logic_model(
         name,
@@ -289,6 +310,28 @@ def _assemble(
     )
     model.prefill_label_sets(by_label)
     return model
+
+
+def _builder_options(sp: Any) -> Any:
+    """Storm's builder options: the full model, and an update that leaves its variable's
+    range refused (without exploration checks Storm wraps it around: s'=5 in [0..2] becomes 1)."""
+    options = sp.BuilderOptions(build_full=True)
+    options.set_exploration_checks(True)
+    return options
+
+
+def _own_row_error(exc: RuntimeError, defined: Any, assemble: Callable[[Any], Any]) -> None:
+    """Storm's exploration checks refused the model: a row that does not sum to 1 or a
+    probability outside [0, 1] is named better by faier's own row check, on the model built
+    without them.  Returns when that check finds nothing (the caller reports Storm's refusal)."""
+    if "out-of-bounds" in str(exc):
+        return
+    sp = stormpy()
+    try:
+        unchecked = sp.build_model[sp.Rational](defined, options=sp.BuilderOptions(build_full=True))
+    except RuntimeError:
+        return
+    assemble(unchecked)  # raises faier's ModelError for a bad row
 
 
 def _parse(file: Path, source: str) -> Any:
@@ -303,6 +346,10 @@ def _parse(file: Path, source: str) -> Any:
                 f"not valid PRISM: {what}",
                 where=f"{source}: line {line}, column {column}",
                 fix="see the PRISM manual's syntax for that construct",
+            ) from None
+        if "The input model is a CTMC" in str(exc):
+            raise ModelError(
+                "a CTMC model", where=source, fix="faier checks dpCTL* on DTMCs and MDPs only"
             ) from None
         raise ModelError(_storm_message(exc), where=source, fix="see the PRISM manual") from None
 
@@ -396,7 +443,13 @@ def _check_probabilities(program: Any, defined: Any, given: _Given) -> None:
 def _build_error(exc: RuntimeError, program: Any, defined: Any, given: _Given) -> ModelError:
     """Storm's refusal to build, as a located error; an empty range names its constants."""
     if not given.values:
-        return ModelError(_storm_message(exc), where=given.source)
+        return ModelError(
+            _storm_message(exc),
+            where=given.source,
+            fix="keep every update within its variable's range"
+            if "out-of-bounds" in str(exc)
+            else "see the PRISM manual",
+        )
     written = _integer_bounds(program)
     for name, (low, high) in _integer_bounds(defined).items():
         try:
@@ -441,16 +494,29 @@ def _define(program: Any, given_constants: _Given, *, prism: bool = True) -> Any
         kind = str(undefined[name].type)
         if kind == "bool":
             if text not in ("true", "false"):
-                raise ModelError(f"--set {name}={text}: expected true or false", where=source)
+                raise ModelError(
+                    f"--set {name}={text}: expected true or false",
+                    where=source,
+                    fix=f"{name} is a bool: --set {name}=true or --set {name}=false",
+                )
             values[name] = text == "true"
             continue
         try:
             number = parse_number(text)[0]
         except ValueError:
-            raise ModelError(f"--set {name}={text}: not a number", where=source) from None
+            raise ModelError(
+                f"--set {name}={text}: not a number",
+                where=source,
+                fix=f"{name} is {'an int' if kind == 'int' else 'a double'}: e.g. --set {name}="
+                + ("2" if kind == "int" else "1/2"),
+            ) from None
         if kind == "int":
             if number.denominator != 1:
-                raise ModelError(f"--set {name}={text}: {name} is an int", where=source)
+                raise ModelError(
+                    f"--set {name}={text}: {name} is an int",
+                    where=source,
+                    fix=f"give a whole number, e.g. --set {name}={int(number)}",
+                )
             values[name] = int(number)
         else:
             values[name] = sp.Rational(str(number))
@@ -584,12 +650,13 @@ def _labels(
 
 
 def _constant_probabilities(defined: Any) -> Literal["stochastic", "constant", "variable"]:
-    """How far the program alone shows that a DTMC's rows are distributions.
+    """How far the program alone shows that the rows of a chain or an MDP are distributions.
 
     ``stochastic``: every update probability is a constant in [0, 1] and each
     command's sum to 1; Storm builds a state's row from its enabled commands
-    (uniformly mixed where guards overlap, multiplied where they synchronise),
-    so every row is a distribution and none needs checking.  ``constant``:
+    (uniformly mixed where guards overlap in a DTMC, one choice per command in
+    an MDP, multiplied where they synchronise), so every row is a
+    distribution and none needs checking.  ``constant``:
     constants in [0, 1], but some command does not sum to 1 (it may never be
     enabled): the built rows are checked.  ``variable``: some probability
     depends on the state: every entry is checked.
@@ -612,17 +679,21 @@ def _constant_probabilities(defined: Any) -> Literal["stochastic", "constant", "
 
 
 def _check_row_sums(built: Any, names: tuple[str, ...], given: _Given) -> None:
-    """Every row sums to exactly 1: Pr(s, X true) is the row sum, computed by Storm exactly."""
+    """Every row sums to exactly 1: Pr(s, X true) is the row sum, computed by Storm exactly
+    (on an MDP its least and its largest over the state's choices)."""
     sp = stormpy()
-    result = sp.model_checking(built, sp.parse_property("P=? [X true]"))
+    operators = ("Pmin", "Pmax") if built.is_nondeterministic_model else ("P",)
     one = sp.Rational(1)
-    for i, total in enumerate(result.get_value_vector()):
-        if total != one:
-            raise ModelError(
-                f"transitions of {names[i]!r}: probabilities sum to {to_fraction(total)}, not 1",
-                where=given.source,
-                fix="the probabilities of each command's updates must sum to 1",
-            )
+    for operator in operators:
+        result = sp.model_checking(built, sp.parse_property(f"{operator}=? [X true]"))
+        for i, total in enumerate(result.get_value_vector()):
+            if total != one:
+                raise ModelError(
+                    f"transitions of {names[i]!r}: probabilities sum to {to_fraction(total)}, "
+                    "not 1",
+                    where=given.source,
+                    fix="the probabilities of each command's updates must sum to 1",
+                )
 
 
 def _convert(

@@ -36,6 +36,10 @@ class CheckedRows(Mapping[str, Mapping[str, Fraction]]):
     """
 
 
+class CheckedChoices(Mapping[str, Mapping[str, Mapping[str, Fraction]]]):
+    """An MDP's actions whose every distribution its builder has already checked in bulk."""
+
+
 @dataclass(frozen=True)
 class MarkovChain:
     """A discrete-time Markov chain with labelled states."""
@@ -75,6 +79,8 @@ class MDP:
         known = frozenset(self.states)
         if len(known) != len(self.states):
             raise ModelError("a state is declared twice")
+        if isinstance(self.actions, CheckedChoices):
+            return
         for state in self.states:
             choices = self.actions.get(state)
             if not choices:
