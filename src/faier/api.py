@@ -84,7 +84,11 @@ def _load(target: str | Problem, options: Options) -> Problem:
         problem = parametric.apply_parameters(target, params)
     elif (example := find_example(target)) is not None:
         example_settings, params = _example_parameters(example, settings, params)
-        problem = parametric.apply_parameters(example.problem(example_settings), params)
+        try:
+            built = example.problem(example_settings)
+        except InputError as exc:
+            raise _at_settings(exc, example.name, example_settings) from None
+        problem = parametric.apply_parameters(built, params)
     else:
         path = Path(target)
         if path.suffix.lower() in MODEL_SUFFIXES:
@@ -107,6 +111,18 @@ def _load(target: str | Problem, options: Options) -> Problem:
     if options.neighbours is not None:
         problem = _with_neighbours(problem, options.neighbours)
     return problem.with_horizon(options.horizon)
+
+
+def _at_settings(exc: InputError, example: str, settings: Mapping[str, str]) -> InputError:
+    """An example's refusal of its ``--set`` values, placed at them (its builder names none)."""
+    if exc.where is not None or not settings:
+        return exc
+    shown = ", ".join(f"{key}={value}" for key, value in settings.items())
+    return SpecError(
+        exc.message,
+        where=f"--set {shown}",
+        fix=exc.fix or f"see 'faier examples' for the parameters of {example}",
+    )
 
 
 def _example_parameters(
@@ -193,7 +209,11 @@ def problem_from_model_file(
         try:
             values[key] = parse_number(text)[0]
         except ValueError:
-            raise SpecError(f"{text!r} is not a number", where=f"--set {key}") from None
+            raise SpecError(
+                f"{text!r} is not a number",
+                where=f"{model.source}: --set {key}",
+                fix=f"write a fraction or a decimal, e.g. --set {key}=1/3",
+            ) from None
     domains: dict[str, Interval] = {}
     for option in params:
         if option.is_constraint:
@@ -219,6 +239,24 @@ def problem_from_model_file(
                 for p in hmm.parameters
             ),
         )
+    given = {
+        **{k: f"--set {k}={v}" for k, v in settings.items()},
+        **{
+            o.name: f"--param {o.text}"
+            for o in params
+            if o.name is not None and o.value is not None
+        },
+    }
+    for parameter in hmm.parameters:  # a value from the command line lies in the domain too
+        value = values.get(parameter.name)
+        if parameter.name in given and value is not None and not parameter.domain.contains(value):
+            raise SpecError(
+                f"{value} lies outside the domain {parameter.domain} of parameter "
+                f"{parameter.name!r}",
+                where=f"{model.source}: {given[parameter.name]}",
+                fix="choose a value inside the domain, or widen it (in the file or with "
+                f"--param '{parameter.name} in (a, b)')",
+            )
     if values:
         try:
             hmm = hmm.instantiate(values)

@@ -116,8 +116,13 @@ def options_from(arguments: Mapping[str, Any]) -> Options:
 
 
 def error_line(message: str) -> None:
-    """One unwrapped line on stderr; ``[a, b]`` in a message is text, not rich markup."""
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    """One unwrapped line on stderr; ``[a, b]`` in a message is text, not rich markup.
+
+    Line breaks inside the message (a user's exception text, a YAML parser's
+    note) become spaces, so it stays one line.
+    """
+    line = " ".join(message.splitlines())
+    err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, soft_wrap=True)
 
 
 class SearchProgress:

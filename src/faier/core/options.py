@@ -18,7 +18,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from faier.errors import SpecError
+from faier.errors import InputError, SpecError
 from faier.model.constraints import ParameterOption
 from faier.model.probability import parse_number
 from faier.privacy.budget import parse_delta
@@ -301,8 +301,9 @@ class Options:
                 continue
             try:
                 values[key] = spec.read(value)
-            except SpecError as exc:
-                raise exc.located(spec.flag) from None
+            except InputError as exc:  # placed at the flag, once
+                placed = exc.where is not None and exc.where.startswith(spec.flag)
+                raise (exc if placed else exc.located(spec.flag)) from None
         return replace(base or cls(), **values)
 
     @property

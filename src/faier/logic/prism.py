@@ -126,6 +126,12 @@ class _Given:
 
     def zero_divisor(self, division: str, divisor: str) -> ModelError:
         """A division by zero once the constants are substituted (Storm would crash: SIGFPE)."""
+        if not self.values:  # the file's own constants
+            return ModelError(
+                f"{division} divides by zero",
+                where=self.source,
+                fix="the divisor is 0 once the constants are put in: change it",
+            )
         names = self.named_in(divisor) or list(self.values)
         return ModelError(
             f"{self.makes(names)} {division} divide by zero",
@@ -337,7 +343,7 @@ def _own_row_error(exc: RuntimeError, defined: Any, assemble: Callable[[Any], An
 def _parse(file: Path, source: str) -> Any:
     """The PRISM program in ``file``; a syntax error names ``source``'s line and column."""
     try:
-        return stormpy().parse_prism_program(str(file))
+        program = stormpy().parse_prism_program(str(file), simplify=False)
     except RuntimeError as exc:
         found = _PARSE_ERROR.search(str(exc))
         if found:
@@ -350,6 +356,20 @@ def _parse(file: Path, source: str) -> Any:
         if "The input model is a CTMC" in str(exc):
             raise ModelError(
                 "a CTMC model", where=source, fix="faier checks dpCTL* on DTMCs and MDPs only"
+            ) from None
+        raise ModelError(_storm_message(exc), where=source, fix="see the PRISM manual") from None
+    # Storm's simplification evaluates the file's own constants: a zero divisor there would
+    # kill the process (SIGFPE), so it is refused first.
+    _check_division(program, {}, _Given(source, {}, {}))
+    try:
+        return program.simplify()
+    except RuntimeError as exc:
+        negative = _NEGATIVE.search(str(exc))
+        if negative:
+            raise ModelError(
+                f"the probability {negative.group(1)} is negative",
+                where=source,
+                fix="probabilities lie in [0, 1]",
             ) from None
         raise ModelError(_storm_message(exc), where=source, fix="see the PRISM manual") from None
 
@@ -566,6 +586,8 @@ def _check_division(program: Any, values: Mapping[str, Any], given: _Given) -> N
         if constant.defined:
             known[constant.expression_variable] = constant.definition.substitute(known)
             continue
+        if constant.name not in values:  # not given yet: stays a variable, checked once it is
+            continue
         value = values[constant.name]
         if isinstance(value, bool):
             known[constant.expression_variable] = manager.boolean(value)
@@ -582,7 +604,23 @@ def _check_division(program: Any, values: Mapping[str, Any], given: _Given) -> N
             if node.is_function_application:
                 stack.extend(node.get_operand(i) for i in range(node.arity))
         for node in reversed(nodes):
-            if not node.is_function_application or node.operator not in dividing:
+            if not node.is_function_application:
+                continue
+            try:
+                operator = node.operator
+            except ValueError:  # an operator stormpy's enum does not name (log): no divisor
+                continue
+            if operator == sp.expressions.OperatorType.POWER:  # 0 ^ -1 is 1/0 too
+                base, exponent = (node.get_operand(i).substitute(known) for i in (0, 1))
+                if (
+                    not base.contains_variables()
+                    and not exponent.contains_variables()
+                    and base.evaluate_as_rational() == 0
+                    and exponent.evaluate_as_rational() < 0
+                ):
+                    raise given.zero_divisor(str(node), str(node.get_operand(0)))
+                continue
+            if operator not in dividing:
                 continue
             divisor = node.get_operand(1)
             value = divisor.substitute(known)

@@ -33,9 +33,12 @@ def load_module(path: Path) -> Any:
     sys.path.insert(0, folder)  # a mechanism file may import helpers next to it
     try:
         spec.loader.exec_module(module)
-    except (Exception, SystemExit) as exc:  # sys.exit(1) must not pass for a verdict
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # sys.exit(1) (or any BaseException) must not pass for a verdict
+        detail = f": {exc}" if str(exc) else ""
         raise MechanismError(
-            f"raised {type(exc).__name__} while loading: {exc}",
+            f"raised {type(exc).__name__} while loading{detail}",
             where=place_in_file(exc, path),
             fix="fix the error in the file",
         ) from exc

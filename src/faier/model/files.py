@@ -211,10 +211,33 @@ def _parse_yaml(text: str, source: str) -> object:
             where=where,
             fix="keep one of them" if twice else "check the indentation and quoting on that line",
         ) from None
+    except yaml.reader.ReaderError as exc:  # a control character, e.g. NUL
+        code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        raise ModelError(
+            f"not valid YAML: the control character U+{code:04X} is not allowed",
+            where=f"{source}: line {text.count(chr(10), 0, exc.position) + 1}",
+            fix="remove it, or write it as an escape such as \\x00 inside double quotes",
+        ) from None
     except yaml.YAMLError as exc:
         raise ModelError(
             f"not valid YAML: {exc}", where=source, fix="check the file's syntax"
         ) from None
+    except ValueError as exc:  # a value PyYAML cannot build: a date 2001-13-45, a huge integer
+        raise _unreadable_value(exc, source, "YAML") from None
+
+
+def _unreadable_value(exc: ValueError, source: str, kind: str) -> ModelError:
+    if "integer string conversion" in str(exc):
+        return ModelError(
+            f"not valid {kind}: a whole number has more than 4300 digits",
+            where=source,
+            fix="write it as a fraction or a decimal, e.g. 1e-9",
+        )
+    return ModelError(
+        f"not valid {kind}: cannot read a value ({exc})",
+        where=source,
+        fix="quote text that looks like a date or a number",
+    )
 
 
 def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
@@ -237,6 +260,8 @@ def _parse_json(text: str, source: str) -> object:
         ) from None
     except ModelError as exc:
         raise exc.located(source) from None
+    except ValueError as exc:  # an integer past Python's 4300-digit limit
+        raise _unreadable_value(exc, source, "JSON") from None
 
 
 def read_document_file(file: Path, source: str, *, error: type[InputError] = ModelError) -> object:

@@ -54,8 +54,13 @@ class Interval:
             lower = parse_number(match.group(2))[0]
             upper = parse_number(match.group(3))[0]
         except ValueError as exc:
-            raise ModelError(f"bad interval end in {text!r}", where=where) from exc
-        return cls(lower, upper, match.group(1) == "(", match.group(4) == ")")
+            raise ModelError(
+                f"bad interval end in {text!r}", where=where, fix="write e.g. (0, 1) or [0, 1/2]"
+            ) from exc
+        try:
+            return cls(lower, upper, match.group(1) == "(", match.group(4) == ")")
+        except ModelError as exc:  # an empty interval, at the place it is written
+            raise (exc.located(where) if where else exc) from None
 
 
 PROBABILITY_DOMAIN = Interval(Fraction(0), Fraction(1), True, True)

@@ -239,6 +239,10 @@ def plot_pvalues(reports: Sequence[StatReport], path: Path, title: str | None = 
     try:
         figure.savefig(path)
     except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror}", where="--plot") from None
+        raise InputError(
+            f"cannot write {path}: {exc.strerror}",
+            where="--plot",
+            fix="give a path in a folder that exists and is writable",
+        ) from None
     finally:
         plt.close(figure)
