@@ -31,7 +31,9 @@ class Benchmark:
 
 BENCHMARKS = (
     Benchmark("distribution_mode", ("--max-n", "8", "--baseline-max-n", "5")),
+    Benchmark("orbit_search", ("--quick",)),
     Benchmark("sequence_mode", ()),
+    Benchmark("exact_arithmetic", ("--quick",)),
     Benchmark("smt", ("--timeout", "10", "--dp-timeout", "10", "--max-n", "3")),
     Benchmark("statistical", ("--quick",)),
     Benchmark("logic", ("--quick",)),

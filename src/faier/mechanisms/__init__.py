@@ -2,6 +2,7 @@
 
 * :func:`program` turns ``body(x, ctx)`` into a one-shot :class:`Program`.
 * :class:`StepProgram` merges equal program states (polynomial Noisy Max).
+* ``symmetry=permute_queries(...)`` declares a symmetry in the queries.
 * :class:`Interactive` reads adversary-chosen query answers step by step.
 * ``faier.mechanisms.library`` holds the built-in mechanisms.
 """
@@ -15,6 +16,7 @@ from faier.mechanisms.handlers import Context, SamplingContext, distribution_of,
 from faier.mechanisms.inputs import InputSpace, grid, scalars
 from faier.mechanisms.interactive import END, HALTED, Interactive
 from faier.mechanisms.program import Done, Program, StepProgram
+from faier.mechanisms.symmetry import PermuteQueries, permute_queries
 
 
 def program(
@@ -22,8 +24,14 @@ def program(
     inputs: InputSpace | Iterable[Hashable],
     name: str | None = None,
     output_name: Callable[[Any], str] = str,
+    symmetry: PermuteQueries | None = None,
 ) -> Callable[[Callable[[Any, Context], Any]], Program[Any]]:
-    """Decorator: ``@program(inputs=grid(2, 2))`` over ``def mech(x, ctx): ...``."""
+    """Decorator: ``@program(inputs=grid(2, 2))`` over ``def mech(x, ctx): ...``.
+
+    ``symmetry=permute_queries("index")`` declares that permuting the answers
+    permutes the outputs along (:class:`PermuteQueries`); the exact engine then
+    searches inputs up to permutation, after checking the claim on a sample.
+    """
     space = inputs if isinstance(inputs, InputSpace) else InputSpace(tuple(inputs), "given inputs")
 
     def wrap(body: Callable[[Any, Context], Any]) -> Program[Any]:
@@ -33,6 +41,7 @@ def program(
             inputs=space,
             doc=(body.__doc__ or "").strip(),
             output_name=output_name,
+            symmetry=symmetry,
         )
 
     return wrap
@@ -45,12 +54,14 @@ __all__ = [
     "Done",
     "InputSpace",
     "Interactive",
+    "PermuteQueries",
     "Program",
     "SamplingContext",
     "StepProgram",
     "distribution_of",
     "enumerate_paths",
     "grid",
+    "permute_queries",
     "program",
     "scalars",
 ]

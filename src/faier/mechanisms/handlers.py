@@ -59,7 +59,9 @@ def guarded(name: str, call: Callable[..., R], *args: object) -> R:
         ) from exc
     except (BudgetExceeded, MechanismError):
         raise
-    except (Exception, SystemExit) as exc:  # user code may raise (or exit) anything
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # user code may raise (or exit) anything
         raise MechanismError(
             f"mechanism {name!r} raised {type(exc).__name__}: {exc}",
             fix="fix the mechanism so it runs on every input it is given",
@@ -112,7 +114,8 @@ class _Replay:
         index = self.prefix[self.position]
         self.branching.append(len(dist.items))
         outcome, p = dist.items[index]
-        self.probability *= p
+        first = self.position == 0 and type(p) is Fraction  # 1 · p without a Fraction product
+        self.probability = p if first else self.probability * p
         self.position += 1
         return outcome
 

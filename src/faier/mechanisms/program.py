@@ -30,6 +30,7 @@ from faier.mechanisms.handlers import (
     guarded,
 )
 from faier.mechanisms.inputs import Input, InputSpace
+from faier.mechanisms.symmetry import PermuteQueries
 from faier.model.distribution import Distribution
 from faier.model.hmm import HMM
 from faier.model.values import show_input
@@ -61,6 +62,8 @@ class Program(Generic[OutT]):
     inputs: InputSpace
     doc: str = ""
     output_name: Callable[[OutT], str] = field(default=str)
+    symmetry: PermuteQueries | None = None
+    """Declared symmetry in the queries (docs/MECHANISMS.md), checked before it is used."""
 
     def output_distribution(self, x: Input, *, max_states: int | None = None) -> Distribution[OutT]:
         """Exact output distribution on input ``x`` (every path enumerated)."""
@@ -85,6 +88,8 @@ class StepProgram(Generic[S, OutT]):
     doc: str = ""
     output_name: Callable[[OutT], str] = field(default=str)
     max_steps: int = DEFAULT_MAX_STEPS
+    symmetry: PermuteQueries | None = None
+    """Declared symmetry in the queries (docs/MECHANISMS.md), checked before it is used."""
     _memo: dict[Any, list[tuple[Any, Fraction]]] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -114,10 +119,12 @@ class StepProgram(Generic[S, OutT]):
             following: dict[S, Fraction] = {}
             for state, p in layer.items():
                 for result, q in self._successors(state):
+                    pq = p * q
                     if isinstance(result, Done):
-                        outputs[result.output] = outputs.get(result.output, Fraction(0)) + p * q
-                    else:
-                        following[result] = following.get(result, Fraction(0)) + p * q
+                        out = result.output
+                        outputs[out] = outputs[out] + pq if out in outputs else pq
+                    else:  # no Fraction(0) + pq: this loop is most of an exact run
+                        following[result] = following[result] + pq if result in following else pq
             layer = following
         raise MechanismError(
             f"mechanism {self.name!r} did not stop within {self.max_steps} steps on {x!r}",

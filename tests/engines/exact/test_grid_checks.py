@@ -8,7 +8,7 @@ distribution (and ``grid_column`` with it on the same columns).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -26,7 +26,8 @@ from faier.engines.exact.grid_search import (
 from faier.errors import InternalError, MechanismError
 from faier.mechanisms.handlers import Context
 from faier.mechanisms.inputs import InputSpace
-from faier.mechanisms.library.noisy_max import NoisyMax, noisy_max
+from faier.mechanisms.library.noisy_max import NoisyMax
+from faier.mechanisms.library.noisy_max import noisy_max as library_noisy_max
 from faier.mechanisms.program import Program
 from faier.model.distribution import Distribution
 from faier.privacy.neighbours import EveryQuery
@@ -34,6 +35,18 @@ from faier.privacy.specs import DifferentialPrivacy
 from faier.results import Loss
 
 F = Fraction
+
+
+def noisy_max(n: int, ties: str) -> NoisyMax:
+    """Noisy Max without its query symmetry, so that the grid search (and its table) runs.
+
+    With the symmetry declared the search goes over orbits, which never reads
+    ``grid_table`` and calls ``grid_column`` on sorted inputs only
+    (test_orbit_search.py checks that path).
+    """
+    return replace(library_noisy_max(n, ties), symmetry=None)
+
+
 Table = np.ndarray[Any, np.dtype[np.float64]]
 ROWS = ((F(1, 2), F(1, 2)), (F(1, 3), F(2, 3)), (F(1, 6), F(5, 6)), (F(1, 9), F(8, 9)))
 """Four inputs on a line: the largest loss is 2, output 0 on input 1 against input 2."""

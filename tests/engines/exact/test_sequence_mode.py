@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import reference as ref
 from faier.core.budget import Budget
 from faier.core.problem import Problem
-from faier.engines.exact import epsilon, verify
+from faier.engines.exact import epsilon, sequence_mode, verify
 from faier.mechanisms.interactive import HALTED, Interactive
 from faier.mechanisms.library.above_threshold import above_threshold
 from faier.model.distribution import bernoulli
@@ -160,3 +163,46 @@ def test_interactive_epsilon_for_delta_is_least() -> None:
             assert brute_delta(2, e_star - Fraction(1, 10**6)) > delta
     pure = epsilon(at_problem(2), delta=Fraction(0))
     assert pure.epsilon_star is not None and pure.epsilon_star.ratio == 4
+
+
+def _fraction_times(vector: dict[int, Fraction], rows: sequence_mode.Rows) -> dict[int, Fraction]:
+    """vector·rows in plain Fractions: the reference for the integer and FLINT products."""
+    out: dict[int, Fraction] = {}
+    for s, x in vector.items():
+        for t, p in rows[s]:
+            out[t] = out.get(t, Fraction(0)) + x * p
+    return out
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.integers(1, 40),
+    st.floats(0.05, 1.0),
+    st.randoms(use_true_random=False),
+)
+def test_exact_products_agree_with_fractions(n: int, density: float, rng: Any) -> None:
+    """Small vectors in Fractions, long ones in integers, dense matrices through FLINT: all equal."""
+    rows = []
+    for _ in range(n):
+        weights = [rng.randint(1, 9) if rng.random() < density else 0 for _ in range(n)]
+        weights[rng.randrange(n)] += 1
+        total = sum(weights)
+        rows.append(tuple((t, Fraction(w, total)) for t, w in enumerate(weights) if w))
+    matrix = tuple(rows)
+    vector = {
+        s: Fraction(rng.randint(1, 10**40), rng.randint(1, 10**40))
+        for s in range(n)
+        if rng.random() < 0.8
+    }
+    assert sequence_mode._times(vector, matrix) == _fraction_times(vector, matrix)
+
+
+def test_a_dense_matrix_is_multiplied_by_flint() -> None:
+    rng = __import__("random").Random(7)
+    n = 48
+    matrix = tuple(
+        tuple((t, Fraction(w, 10 * n)) for t, w in enumerate([10] * n)) for _ in range(n)
+    )
+    assert sequence_mode._integer_rows(matrix).dense is not None  # python-flint is installed
+    vector = {s: Fraction(rng.randint(1, 10**60), rng.randint(1, 10**60)) for s in range(n)}
+    assert sequence_mode._times(vector, matrix) == _fraction_times(vector, matrix)

@@ -4,7 +4,9 @@ Each input's distribution is computed once (program states merged by the
 mechanism front end) and shared by all comparisons that use the input;
 a Pufferfish prior's distribution is the mixture over its inputs.  DP over a
 grid with every-query or one-query neighbours goes through the grid search
-instead (:mod:`faier.engines.exact.grid_search`), which needs no pair list.
+instead (:mod:`faier.engines.exact.grid_search`), which needs no pair list,
+or, for a mechanism that declares a symmetry in its queries, over orbits
+(:mod:`faier.engines.exact.orbit_search`), which needs no list of inputs either.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from fractions import Fraction
 
 from faier.core.budget import Budget
 from faier.engines.exact.grid_search import GridSearch
+from faier.engines.exact.orbit_search import OrbitSearch
 from faier.mechanisms.program import Program, StepProgram
 from faier.privacy.neighbours import EveryQuery, OneQuery
 from faier.privacy.specs import Comparison, DifferentialPrivacy
@@ -67,10 +70,15 @@ def compare_outputs(
 def grid_search(
     mechanism: Program | StepProgram,  # type: ignore[type-arg]
     privacy: object,
-) -> GridSearch | None:
-    """The grid search for pure DP with every-query or one-query neighbours on a grid, if any."""
+) -> GridSearch | OrbitSearch | None:
+    """The grid search for pure DP with every-query or one-query neighbours on a grid, if any.
+
+    Over orbits where the mechanism declares a symmetry in its queries.
+    """
     if not isinstance(privacy, DifferentialPrivacy):
         return None
     if not isinstance(privacy.neighbours, EveryQuery | OneQuery):
         return None
-    return GridSearch.prepare(mechanism, privacy.neighbours)
+    return OrbitSearch.prepare(mechanism, privacy.neighbours) or GridSearch.prepare(
+        mechanism, privacy.neighbours
+    )

@@ -27,6 +27,7 @@ from faier.errors import SpecError
 from faier.mechanisms.handlers import Context
 from faier.mechanisms.inputs import Input, grid
 from faier.mechanisms.program import Program
+from faier.mechanisms.symmetry import PermuteQueries
 from faier.model.distribution import truncated_geometric
 
 Noisy = tuple[int, ...]
@@ -88,6 +89,7 @@ def histogram(bins: int = 2, alpha: Fraction = Fraction(1, 2), m: int = 2) -> Hi
         inputs=inputs,
         doc=histogram.__doc__ or "",
         output_name=show,
+        symmetry=PermuteQueries("vector"),  # bins are noised alike: permuting counts permutes noise
         bins=bins,
         alpha=alpha,
         m=m,

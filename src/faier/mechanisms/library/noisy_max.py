@@ -29,6 +29,7 @@ from faier.errors import SpecError
 from faier.mechanisms.handlers import Context
 from faier.mechanisms.inputs import grid
 from faier.mechanisms.program import Done, StepProgram
+from faier.mechanisms.symmetry import PermuteQueries
 from faier.model.distribution import Distribution, bernoulli, truncated_geometric
 
 Floats = npt.NDArray[np.float64]
@@ -38,6 +39,13 @@ CHUNK = 1 << 16
 """Inputs tabulated at a time, to bound the temporary arrays."""
 
 TIES = ("first", "uniform", "value")
+
+SYMMETRY = {"uniform": PermuteQueries("index"), "value": PermuteQueries("same")}
+"""The tie rules under which permuting the answers permutes the output along.
+
+Uniform tie-breaking reports each maximal index with the same chance and the
+maximal value does not depend on positions; ``first`` is not symmetric (the
+first of equal maxima wins), so it has no entry."""
 
 
 @dataclass(frozen=True)
@@ -106,40 +114,51 @@ class NoisyMax(StepProgram[NoisyMaxState, int]):
         """Pr[output | x] exactly, from the same closed forms as :meth:`grid_table`.
 
         In integers over one common denominator (D^n, times lcm(1..n) for the
-        tie integral), so one input costs O(n²·m) integer operations and one
-        gcd per output, instead of a run of the step program.
+        tie integral), so one input costs O(n²·m²) integer operations and one
+        gcd per output, instead of a run of the step program.  ``uniform``
+        computes one probability per distinct answer (indices with equal
+        answers have equal chances); ``value`` uses Pr[max = v] =
+        Π le(x_j, v) − Π lt(x_j, v); ``first`` prefix and suffix products.
         """
         n, m = self.n, self.m
         scale, g, lt, le = self._integer_rows
         out: dict[int, int] = {}
         if self.ties == "uniform":
             width = math.lcm(*range(1, n + 1))
-            for i in range(n):
+            by_answer: dict[int, int] = {}
+            for a in sorted(set(x)):
+                others = list(x)
+                others.remove(a)
                 total = 0
                 for v in range(m + 1):
                     poly = [1]
-                    for j in range(n):
-                        if j != i:
-                            a, b = lt[x[j]][v], g[x[j]][v]
-                            poly = [
-                                (poly[k] * a if k < len(poly) else 0)
-                                + (poly[k - 1] * b if k > 0 else 0)
-                                for k in range(len(poly) + 1)
-                            ]
+                    for u in others:
+                        lo, hi = lt[u][v], g[u][v]
+                        poly = [
+                            (poly[k] * lo if k < len(poly) else 0)
+                            + (poly[k - 1] * hi if k > 0 else 0)
+                            for k in range(len(poly) + 1)
+                        ]
                     integral = sum(c * (width // (k + 1)) for k, c in enumerate(poly))
-                    total += g[x[i]][v] * integral
-                out[i + 1] = total
+                    total += g[a][v] * integral
+                by_answer[a] = total
+            out = {i + 1: by_answer[a] for i, a in enumerate(x)}
             denominator = scale**n * width
+        elif self.ties == "value":
+            for v in range(m + 1):
+                out[v] = math.prod(le[u][v] for u in x) - math.prod(lt[u][v] for u in x)
+            denominator = scale**n
         else:
             for v in range(m + 1):
-                for i in range(n):
-                    term = g[x[i]][v]
-                    for j in range(n):
-                        term *= lt[x[j]][v] if j < i else le[x[j]][v] if j > i else 1
-                    key = v if self.ties == "value" else i + 1
-                    out[key] = out.get(key, 0) + term
+                before = [1]  # before[i] = Π_{j<i} lt(x_j, v)
+                for u in x[:-1]:
+                    before.append(before[-1] * lt[u][v])
+                after = 1  # Π_{j>i} le(x_j, v), built from the end
+                for i in reversed(range(n)):
+                    out[i + 1] = out.get(i + 1, 0) + g[x[i]][v] * before[i] * after
+                    after *= le[x[i]][v]
             denominator = scale**n
-        return {k: Fraction(c, denominator) for k, c in out.items() if c}
+        return {k: Fraction(c, denominator) for k, c in sorted(out.items()) if c}
 
 
 def _cumulative_rows(alpha: Fraction, m: int) -> tuple[Floats, Floats, Floats]:
@@ -268,6 +287,7 @@ def noisy_max(
         inputs=grid(n, m),
         doc=noisy_max.__doc__ or "",
         output_name=(lambda v: f"{v}~") if ties == "value" else (lambda i: f"index {i}"),
+        symmetry=SYMMETRY.get(ties),
         n=n,
         ties=ties,
         alpha=alpha,
