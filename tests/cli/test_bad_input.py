@@ -1978,6 +1978,38 @@ CASES = [
         ["--set n=0: must be at least 1"],
         "e.g. --set n=3",
     ),
+    # --- absurd sizes: refused at once, never a hang ------------------------------------
+    case(
+        "example-range-absurd",
+        ["epsilon", "geometric", "--set", "m=100000000000"],
+        ["--set m=100000000000:", "must be at most 1000"],
+        "e.g. --set m=2",
+    ),
+    case(
+        "dpctl-example-size-absurd",
+        ["check", "geometric", "--set", "top=100000000", "-f", "P=? [X out1]"],
+        ["--set top:", "top = 100000000 is outside 0..1000"],
+        "e.g. --set top=5",
+    ),
+    case(
+        "horizon-option-absurd",
+        ["epsilon", "geometric", "--horizon", "1000000000"],
+        ["--horizon:", "must be at most 100000"],
+        "e.g. --horizon 4",
+    ),
+    case(
+        "horizon-in-file-absurd",
+        ["epsilon", "{tmp}/model.yaml"],
+        ["{tmp}/model.yaml: horizon:", "longer than faier searches (at most 100000)"],
+        "leave it out to look for an unbounded loss",
+        {"model.yaml": model().replace("horizon: 1", "horizon: 1000000000")},
+    ),
+    case(
+        "max-words-negative",
+        ["check", "survey", "--max-words", "-1", "-f", "P=? [X out1]"],
+        ["--max-words:", "needs at least 1 search node, got -1"],
+        "e.g. --max-words 200000",
+    ),
 ]
 
 

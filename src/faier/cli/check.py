@@ -81,7 +81,7 @@ def check(
             formula,
             neighbours=relation,
             state=state or None,
-            word_limit=max_words if max_words is not None else checker.WORD_LIMIT,
+            word_limit=_word_limit(max_words),
         )
         result = replace(
             result,
@@ -89,3 +89,18 @@ def check(
             model_seconds=built - started,
         )
     emit(result, "check", as_json, lambda console: render_check(result, console), width=160)
+
+
+def _word_limit(max_words: int | None) -> int:
+    """--max-words: at least 1 (the search needs one node to start)."""
+    from faier.logic import checker
+
+    if max_words is None:
+        return checker.WORD_LIMIT
+    if max_words < 1:
+        raise SpecError(
+            f"needs at least 1 search node, got {max_words}",
+            where="--max-words",
+            fix=f"e.g. --max-words {checker.WORD_LIMIT}",
+        )
+    return max_words

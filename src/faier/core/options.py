@@ -20,6 +20,7 @@ from typing import Any
 
 from faier.errors import InputError, SpecError
 from faier.model.constraints import ParameterOption
+from faier.model.hmm import MAX_HORIZON
 from faier.model.probability import parse_number
 from faier.privacy.budget import parse_delta
 from faier.privacy.neighbours import NeighbourRelation, parse_neighbours
@@ -69,7 +70,7 @@ _ASSIGNMENTS = re.compile(r",(?=\s*[A-Za-z_][A-Za-z0-9_]*\s*=)")
 _RANGE = re.compile(r"^\s*-?[\d./]+\s*:\s*-?[\d./]+\s*(:\s*-?[\d./]+\s*)?$")
 
 
-def _whole(minimum: int, example: str) -> Callable[[Any], int]:
+def _whole(minimum: int, example: str, maximum: int | None = None) -> Callable[[Any], int]:
     def read(raw: Any) -> int:
         if isinstance(raw, bool) or not isinstance(raw, int | str):
             raise SpecError(f"{raw!r} is not a whole number", fix=f"e.g. {example}")
@@ -79,6 +80,8 @@ def _whole(minimum: int, example: str) -> Callable[[Any], int]:
             raise SpecError(f"{raw!r} is not a whole number", fix=f"e.g. {example}") from None
         if value < minimum:
             raise SpecError(f"must be at least {minimum}, got {value}", fix=f"e.g. {example}")
+        if maximum is not None and value > maximum:
+            raise SpecError(f"must be at most {maximum}, got {value}", fix=f"e.g. {example}")
         return value
 
     return read
@@ -151,7 +154,7 @@ SPECS: dict[str, OptionSpec] = {
             "horizon",
             ("--horizon",),
             "length of observation sequences / number of queries",
-            _whole(1, "--horizon 4"),
+            _whole(1, "--horizon 4", MAX_HORIZON),
         ),
         OptionSpec(
             "neighbours",

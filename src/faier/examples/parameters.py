@@ -22,6 +22,8 @@ class ParameterSpec:
     help: str
     choices: tuple[str, ...] = ()
     minimum: int | None = None
+    maximum: int = 1000
+    """Sizes past this are refused at once: building the example is not under --timeout."""
 
     def parse(self, text: str) -> Any:
         """Read a value of this parameter's kind, with an error that names it."""
@@ -46,6 +48,12 @@ class ParameterSpec:
                     where=where,
                     fix=f"e.g. --set {self.name}={max(self.minimum, self.default)}",
                 )
+            if value > self.maximum:
+                raise SpecError(
+                    f"must be at most {self.maximum}",
+                    where=where,
+                    fix=f"e.g. --set {self.name}={self.default}",
+                )
             return value
         if self.kind == "fraction":
             try:
@@ -58,13 +66,20 @@ class ParameterSpec:
             if text in {"all", "any", "none"}:
                 return None
             try:
-                return int(text)
+                number = int(text)
             except ValueError:
                 raise SpecError(
                     "expected an integer or 'all'",
                     where=where,
                     fix=f"e.g. --set {self.name}=1 or --set {self.name}=all",
                 ) from None
+            if not 0 <= number <= self.maximum:
+                raise SpecError(
+                    f"must lie in 0..{self.maximum}",
+                    where=where,
+                    fix=f"e.g. --set {self.name}=1 or --set {self.name}=all",
+                )
+            return number
         raise SpecError(f"internal: unknown parameter kind {self.kind}")
 
     def show_default(self) -> str:

@@ -343,7 +343,17 @@ def _whole(settings: Mapping[str, str], name: str, default: int) -> int:
             where=f"--set {name}",
             fix=f"e.g. --set {name}={default or 1}",
         )
+    if not 0 <= value <= MAX_SIZE:
+        raise SpecError(
+            f"{name} = {text} is outside 0..{MAX_SIZE}",
+            where=f"--set {name}",
+            fix=f"a built-in model grows with it; e.g. --set {name}={default}",
+        )
     return int(value)
+
+
+MAX_SIZE = 1000
+"""Largest size parameter of a built-in dpCTL* example (its state count grows with it)."""
 
 
 def _fraction(settings: Mapping[str, str], name: str, default: Fraction | None) -> Fraction | None:

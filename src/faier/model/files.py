@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from faier.errors import InputError, ModelError
-from faier.model.hmm import HMM, Vector
+from faier.model.hmm import HMM, MAX_HORIZON, Vector
 from faier.model.parameters import PROBABILITY_DOMAIN, Interval, Parameter
 from faier.model.probability import (
     ParsedProbability,
@@ -605,6 +605,12 @@ class _Reader:
                 "horizon",
                 f"expected a positive whole number, got {_kind(value)}",
                 "the horizon is the length of observation sequences, e.g. horizon: 2",
+            )
+        if value > MAX_HORIZON:
+            raise self.error(
+                "horizon",
+                f"{value} is longer than faier searches (at most {MAX_HORIZON})",
+                "give a shorter horizon, or leave it out to look for an unbounded loss",
             )
         return value
 

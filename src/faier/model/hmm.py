@@ -45,6 +45,12 @@ def _check_stochastic(rows: Matrix, width: int, what: str, row_names: Sequence[s
             raise ModelError(f"{what} row of state {name!r} is not a probability distribution")
 
 
+MAX_HORIZON = 100_000
+"""The longest observation sequences faier searches; a longer horizon is bad input (the
+search takes a step per length, so 10⁹ would never end), and leaving the horizon out
+asks for the unbounded-loss certificate instead."""
+
+
 @dataclass(frozen=True)
 class HMM:
     """A Markov chain over ``states`` whose states emit ``observations``."""
