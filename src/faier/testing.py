@@ -99,7 +99,13 @@ def _sampled_target(target: str, name: str | None) -> Sampled | None:
     """The sampled mechanism a target names (suite name or .py file), if it names one."""
     found = SUITE.get(target)
     if found is None and Path(target).suffix == ".py":
-        found = _sampled_in_file(Path(target), name)
+        return _sampled_in_file(Path(target), name)
+    if name is not None and Path(target).suffix != ".py":
+        raise SpecError(
+            f"{target} is not a Python file: --name picks a mechanism in one",
+            where="--name",
+            fix="leave --name out",
+        )
     return found
 
 

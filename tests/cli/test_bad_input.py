@@ -1978,6 +1978,12 @@ CASES = [
         ["--set n=0: must be at least 1"],
         "e.g. --set n=3",
     ),
+    case(
+        "test-name-on-a-suite-mechanism",
+        ["test", "svt-laplace", "--name", "x", "--claimed", "0.7"],
+        ["--name:", "svt-laplace is not a Python file"],
+        "leave --name out",
+    ),
     # --- absurd sizes: refused at once, never a hang ------------------------------------
     case(
         "example-range-absurd",
