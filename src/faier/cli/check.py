@@ -16,7 +16,6 @@ import typer
 from faier.cli.common import JsonOption, SetOption, app, bad_input_exits, emit
 from faier.core.options import Options, read_settings
 from faier.errors import SpecError
-from faier.report.check import render_check
 
 ModelArgument = Annotated[
     str,
@@ -67,6 +66,7 @@ def check(
     """Check a dpCTL* formula (exit 0 holds, 1 fails, 3 unknown, 2 bad input)."""
     with bad_input_exits(ImportError):
         from faier.logic import checker, loading
+        from faier.report.check import render_check
 
         started = time.perf_counter()
         try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -31,8 +31,10 @@ from faier.cli.common import (
     options_from,
     out,
 )
-from faier.engines.smt.closed_form import ClosedForms, ratio_text, show
 from faier.results import show_point
+
+if TYPE_CHECKING:
+    from faier.engines.smt.closed_form import ClosedForms
 
 OutputOption = Annotated[
     str | None,
@@ -41,6 +43,8 @@ OutputOption = Annotated[
 
 
 def _forms_json(forms: ClosedForms) -> dict[str, Any]:
+    from faier.engines.smt.closed_form import show
+
     data: dict[str, Any] = {
         "parameters": forms.space.describe(),
         "pairs": [
@@ -73,6 +77,8 @@ def _forms_json(forms: ClosedForms) -> dict[str, Any]:
 
 
 def _print_forms(forms: ClosedForms) -> None:
+    from faier.engines.smt.closed_form import ratio_text, show
+
     out.print(Text(f"parameters: {forms.space.describe()}"))
     for pair in forms.pairs:
         table = Table(title=f"{pair.left_name}  vs  {pair.right_name}", title_justify="left")

@@ -43,10 +43,10 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import sparse
 
 from faier.core.budget import Budget
 from faier.engines.exact.pruning import (
@@ -66,6 +66,9 @@ from faier.engines.exact.sequence_mode import (
 )
 from faier.errors import InternalError
 from faier.results import Loss, loss_of
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_matrix
 
 UNIT_ROUNDOFF = 2.0**-53
 SMALLEST_ENTRY = 1e-280
@@ -93,14 +96,18 @@ class FloatRangeError(ArithmeticError):
 class FloatSystem:
     """Per-symbol float64 matrices of both sides (a symbol's rows shared where they are)."""
 
-    left: tuple[sparse.csr_matrix, ...]
-    right: tuple[sparse.csr_matrix, ...]
+    left: tuple[csr_matrix, ...]
+    right: tuple[csr_matrix, ...]
 
 
 def float_system(system: SequenceSystem) -> FloatSystem:
-    """The step matrices as float64 CSR; refuses entries too small for float64 work."""
+    """The step matrices as float64 CSR; refuses entries too small for float64 work.
 
-    def matrix(rows: Sequence[Sequence[tuple[int, Fraction]]]) -> sparse.csr_matrix:
+    scipy is imported here, not with the module: a grid search never needs it.
+    """
+    from scipy import sparse
+
+    def matrix(rows: Sequence[Sequence[tuple[int, Fraction]]]) -> csr_matrix:
         data, cols, ptr = [], [], [0]
         for row in rows:
             for t, p in row:
@@ -115,9 +122,9 @@ def float_system(system: SequenceSystem) -> FloatSystem:
             shape=(system.size, system.size),
         )
 
-    cache: dict[int, sparse.csr_matrix] = {}
+    cache: dict[int, csr_matrix] = {}
 
-    def shared(rows: Sequence[Sequence[tuple[int, Fraction]]]) -> sparse.csr_matrix:
+    def shared(rows: Sequence[Sequence[tuple[int, Fraction]]]) -> csr_matrix:
         if id(rows) not in cache:
             cache[id(rows)] = matrix(rows)
         return cache[id(rows)]
