@@ -182,3 +182,19 @@ def test_the_sample_is_sorted_distinct_grid_inputs() -> None:
     assert search is not None
     sample = search.sample()
     assert sample == sorted(set(sample)) and sample[0] >= 0 and sample[-1] < 3**6
+
+
+@dataclass(frozen=True)
+class Misshapen(Tabled):
+    """A user's table of the wrong shape: the user's mistake (exit 2), not faier's."""
+
+    def grid_table(self) -> Table:
+        return np.ones((1, 1))
+
+
+def test_a_user_table_of_the_wrong_shape_is_bad_input() -> None:
+    base = tabled()
+    bad = Misshapen(base.name, base.body, base.inputs, rows=ROWS)
+    with pytest.raises(MechanismError, match=r"its grid table has shape \(1, 1\)") as caught:
+        epsilon(Problem("shape", bad, DifferentialPrivacy()))
+    assert caught.value.where == "mechanism 'tabled'"

@@ -54,6 +54,7 @@ import numpy as np
 import numpy.typing as npt
 
 from faier.core.budget import Budget
+from faier.engines.exact.symmetry_check import is_faiers
 from faier.errors import InternalError, MechanismError
 from faier.mechanisms.program import Program, StepProgram
 from faier.model.distribution import Distribution
@@ -349,7 +350,7 @@ class GridSearch:
     def _fault(self, detail: str, flat: int) -> NoReturn:
         """A shortcut disagrees with the semantics: faier's bug, or the user's mechanism's."""
         name, x = self.mechanism.name, self.values[flat]
-        if type(self.mechanism).__module__.partition(".")[0] == "faier":
+        if is_faiers(self.mechanism):
             raise InternalError(f"the grid table of {name!r} on {x!r}: {detail}")
         raise MechanismError(
             f"its grid table disagrees with its own output distribution on input {x!r}: {detail}",
@@ -357,18 +358,28 @@ class GridSearch:
             fix="grid_table() and grid_column() must give the mechanism's exact probabilities",
         )
 
-    def _accept(self, outputs: list[Hashable], table: Table) -> bool:
+    def _malformed(self, detail: str) -> NoReturn:
+        """A grid table of the wrong shape or not a probability table: whose bug it is."""
         name = self.mechanism.name
+        if is_faiers(self.mechanism):
+            raise InternalError(f"grid table of {name!r} {detail}")
+        raise MechanismError(
+            f"its grid table {detail}",
+            where=f"mechanism {name!r}",
+            fix="grid_table() returns float64 probabilities, one column per grid input",
+        )
+
+    def _accept(self, outputs: list[Hashable], table: Table) -> bool:
         if table.shape != (len(outputs), *self.grid.shape) or table.dtype != np.float64:
-            raise InternalError(
-                f"grid table of {name!r} has shape {table.shape}, "
-                f"expected {(len(outputs), *self.grid.shape)}"
+            self._malformed(
+                f"has shape {table.shape} ({table.dtype}), "
+                f"expected {(len(outputs), *self.grid.shape)} (float64)"
             )
         flat = table.reshape(len(outputs), self.grid.size)
         if not np.isfinite(flat).all() or (flat < 0).any():
-            raise InternalError(f"grid table of {name!r} is not a probability table")
+            self._malformed("is not a probability table")
         if (np.abs(flat.sum(axis=0) - 1) > SUM_TOLERANCE).any():
-            raise InternalError(f"grid table of {name!r} does not sum to 1 on every input")
+            self._malformed("does not sum to 1 on every input")
         if ((flat > 0) & (flat < TINY)).any():
             return False
         self.outputs, self.table = outputs, flat
