@@ -100,3 +100,22 @@ def test_jani_const_names_only_its_constants() -> None:
     result = run(str(WALK), "--const", "M=3", "-f", "P=? [F top]")
     assert result.exit_code == 2
     assert "--const M: the model has no constant 'M' (constants: N, p)" in result.stderr
+
+
+def test_a_constant_divisor_that_is_zero_is_refused_before_storm_crashes(tmp_path: Path) -> None:
+    """Storm evaluates p / z natively: with z = 0 the process would die of SIGFPE."""
+    document = json.loads(WALK.read_text(encoding="utf-8"))
+    document["constants"].append({"name": "z", "type": "int", "value": 0})
+    destinations = document["automata"][0]["edges"][0]["destinations"]
+    destinations[1]["probability"] = {
+        "exp": {"op": "-", "left": 1, "right": {"op": "/", "left": "p", "right": "z"}}
+    }
+    path = tmp_path / "divides.jani"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    result = run(str(path), "--set", "p=1/3", "-f", "P=? [F top]")
+    assert result.exit_code == 2
+    assert "a division by z divides by zero once the constants are put in" in result.stderr
+    document["constants"][-1]["value"] = 2
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(ModelError, match="probabilities sum to|transition probability"):
+        load_model(str(path), {"p": "1/3"})  # 1/3 + (1 - 1/6): a row that does not sum to 1

@@ -22,6 +22,7 @@ from typing import Any, Literal
 from faier.errors import ModelError
 from faier.logic._storm import StormChoices, StormRows, stormpy, to_fraction
 from faier.logic.expressions import Valuations
+from faier.logic.jani_checks import check_divisions
 from faier.logic.models import LogicModel, logic_model
 from faier.model.chains import MDP, MarkovChain
 from faier.model.files import read_document, read_text_file
@@ -221,7 +222,7 @@ def load_jani(
             where=source,
             fix="give each constant once",
         )
-    model = _parse_jani(Path(path), source, overrides)
+    model, document = _parse_jani(Path(path), source, overrides)
     kind = str(model.model_type).rsplit(".", 1)[-1]
     if kind not in ("DTMC", "MDP"):
         raise ModelError(
@@ -229,6 +230,7 @@ def load_jani(
         )
     kinds = {c.name: str(c.type) for c in model.constants if not c.defined}
     given = _Given(source, {**constants, **overrides}, kinds, frozenset(overrides))
+    check_divisions(document, given.values, source)
     defined = _define(model, given, prism=False)
     sp = stormpy()
 
@@ -249,7 +251,9 @@ def load_jani(
     return assemble(built)
 
 
-def _parse_jani(path: Path, source: str, overrides: Mapping[str, str]) -> Any:
+def _parse_jani(
+    path: Path, source: str, overrides: Mapping[str, str]
+) -> tuple[Any, dict[str, Any]]:
     """The JANI model; overridden constants lose their ``value`` first (a copy of the file)."""
     text = read_text_file(path, source)
     document = read_document(text, source, json_format=True)
@@ -277,7 +281,7 @@ def _parse_jani(path: Path, source: str, overrides: Mapping[str, str]) -> Any:
                 where=source,
                 fix="see the JANI specification (jani-spec.org)",
             ) from None
-    return model
+    return model, document
 
 
 def _assemble(
