@@ -34,6 +34,7 @@ BENCHMARKS = (
     Benchmark("orbit_search", ("--quick",)),
     Benchmark("sequence_mode", ()),
     Benchmark("exact_arithmetic", ("--quick",)),
+    Benchmark("structured_hmms", ("--quick",)),
     Benchmark("smt", ("--timeout", "10", "--dp-timeout", "10", "--max-n", "3")),
     Benchmark("statistical", ("--quick",)),
     Benchmark("logic", ("--quick",)),

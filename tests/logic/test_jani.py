@@ -117,5 +117,5 @@ def test_a_constant_divisor_that_is_zero_is_refused_before_storm_crashes(tmp_pat
     assert "a division by z divides by zero once the constants are put in" in result.stderr
     document["constants"][-1]["value"] = 2
     path.write_text(json.dumps(document), encoding="utf-8")
-    with pytest.raises(ModelError, match="probabilities sum to|transition probability"):
+    with pytest.raises(ModelError, match=r"probabilities sum to|transition probability"):
         load_model(str(path), {"p": "1/3"})  # 1/3 + (1 - 1/6): a row that does not sum to 1
