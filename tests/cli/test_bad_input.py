@@ -969,6 +969,17 @@ CASES = [
         {"coin.pm": COIN.replace("1/2 : (s'=1) + 1/2", "3/2 : (s'=1) + -1/2")},
     ),
     case(
+        "prism-log-has-no-exact-value",  # was Storm's "boost::bad_any_cast"
+        ["check", "{tmp}/coin.pm", "-f", "P=? [F heads]"],
+        ["{tmp}/coin.pm: an expression has no exact rational value (log,"],
+        "write that value as a rational constant",
+        {
+            "coin.pm": COIN.replace("dtmc\n", "dtmc\nconst double h = log(2, 2) / 2;\n").replace(
+                "1/2 : (s'=1) + 1/2", "h : (s'=1) + (1 - h)"
+            )
+        },
+    ),
+    case(
         "prism-update-out-of-range",  # Storm wrapped s'=5 in [0..2] around to s=1: P = 1
         ["check", "{tmp}/coin.pm", "-f", "P=? [F heads]"],
         ["{tmp}/coin.pm:", "out-of-bounds value (5) for the variable 's'"],

@@ -424,6 +424,14 @@ def _override(program: Any, path: Path, source: str, overrides: Mapping[str, str
 
 def _storm_message(exc: Exception) -> str:
     text = " ".join(str(exc).split())
+    if "bad_any_cast" in text:
+        # Storm's exact (rational) builder meets a value it cannot represent: log(x, b) or a
+        # power with a non-integer result.
+        return (
+            "an expression has no exact rational value (log, or a power with a non-integer "
+            "result); faier builds models in exact arithmetic, so write that value as a "
+            "rational constant"
+        )
     return text.split("Note that the used API")[0].strip()
 
 
