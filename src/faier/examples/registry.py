@@ -14,7 +14,8 @@ from typing import Any
 
 from faier.core.problem import Problem
 from faier.errors import SpecError
-from faier.examples import scenarios
+from faier.examples import correlated, scenarios
+from faier.examples.continuous import SPECS as CONTINUOUS
 from faier.examples.paper_hmms import geometric_hmm, noisy_max_hmm
 from faier.examples.parameters import ParameterSpec, Unknown, fraction, resolve
 from faier.mechanisms.library.above_threshold import above_threshold
@@ -124,6 +125,11 @@ def _sparse_vector(v: dict[str, Any]) -> Problem:
         threshold=v["threshold"],
     )
     return Problem("sparse-vector", mechanism, InteractiveDP(1), title=mechanism.name)
+
+
+def _household(v: dict[str, Any]) -> Problem:
+    p, c = _unknowns(v, "p", "c")
+    return correlated.household_problem(v["people"], p, c)
 
 
 def _unknowns(v: dict[str, Any], *names: str) -> tuple[Parameter, ...]:
@@ -383,6 +389,18 @@ EXAMPLES: tuple[Example, ...] = (
         ),
     ),
     Example(
+        "household-contagion",
+        "noisy count of a disease in a household: primary cases (p) plus contagion (c)",
+        "issue-driven case study; Song, Wang and Chaudhuri (SIGMOD 2017) §1 on correlated "
+        "records — truncated ½-geometric on {0..n}",
+        (ParameterSpec("people", "int", 3, "household size (John first)", minimum=1, maximum=6),),
+        _household,
+        (
+            _probability("p", "being a primary case (each person independently)"),
+            _probability("c", "catching it from a primary case in the household"),
+        ),
+    ),
+    Example(
         "most-common-disease-secret-c",
         "noisy max (smallest index on ties), secret: does John have C (uniform prior on C)",
         "Noisy Max notes, Ex. 7.1 — discrete Noisy Max, n = 3, ties to the smallest index",
@@ -402,6 +420,9 @@ EXAMPLES: tuple[Example, ...] = (
         ),
     ),
 )
+
+EXAMPLES += tuple(Example(*spec) for spec in CONTINUOUS)
+"""StatDP's suite with continuous noise (``examples/continuous.py``, the certified engine)."""
 
 
 def find_example(name: str) -> Example | None:
