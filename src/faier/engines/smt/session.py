@@ -122,11 +122,13 @@ class Session:
         remaining = self.remaining()
         return remaining is not None and remaining <= 0
 
-    def ask(self, query: Query) -> Answer:
-        """Solve one query within the budget; export it if asked to."""
+    def ask(self, query: Query, limit: float | None = None) -> Answer:
+        """Solve one query within the budget (and ``limit`` seconds); export it if asked to."""
         self.queries += 1
         remaining = self.remaining()
-        timeout = self.options.query_timeout
+        timeout = (
+            self.options.query_timeout if limit is None else min(limit, self.options.query_timeout)
+        )
         if remaining is not None:
             timeout = min(timeout, remaining)
         answer = self.pool.check(query, timeout) if timeout > 0 else Answer("timeout", "", 0.0)

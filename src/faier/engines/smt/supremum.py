@@ -20,7 +20,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from faier.engines.smt import smtlib
-from faier.engines.smt.encode import nonzero, positive_polynomial, space_assertions, violation_query
+from faier.engines.smt.bernstein import negative_inside
+from faier.engines.smt.encode import (
+    nonzero,
+    positive_polynomial,
+    space_assertions,
+    violation_polynomial,
+    violation_query,
+)
 from faier.engines.smt.fast import FastSearch, Found
 from faier.engines.smt.smtlib import Query
 from faier.engines.smt.solvers import ModelValue
@@ -32,6 +39,12 @@ MAX_DOUBLINGS = 64
 SNAP = Fraction(1, 64)
 """How far a coordinate may move when rounding a near-optimal point to the boundary."""
 MAX_ROUNDED = 64
+ATTAINMENT_LIMIT = 5.0
+"""Seconds for a solver to decide attainment (after Bernstein bounds were inconclusive)."""
+MAX_GUESSES = 3
+"""Boundary candidates tried per outcome before plain bisection."""
+MAX_SAMPLES = 2000
+"""Points of the domain whose exact losses seed the lower bound."""
 
 
 def simplest_between(low: Fraction, high: Fraction) -> Fraction:
@@ -69,6 +82,7 @@ class SupremumSearch:
         self.fast = fast
         self.precision = float(precision)
         self.result = Supremum()
+        self._tried: dict[int, set[Fraction]] = {}
 
     def _raise(self, decision_found: Found) -> None:
         ratio = _ratio(decision_found.checked)
@@ -169,72 +183,34 @@ class SupremumSearch:
                 return True
         return False
 
-    def _climb(self, key: int, table: Table, outcome: Outcome) -> bool:
-        """Bisect one outcome's supremum to precision; False on a solver failure."""
-        result = self.result
-        assert result.lower is not None
-        status = self._exceeds(table, outcome, result.lower)
-        if status == "unsat":
-            result.bounds[key] = result.lower
-            return True
-        if status != "sat" or result.infinite:
-            return status == "sat"
-        if self._infinite(table, outcome, closure=True):
-            return True
-        high: Fraction | None = None
-        for _ in range(MAX_DOUBLINGS):
-            assert result.lower is not None
-            candidate = result.lower * 2 if result.lower > 0 else Fraction(1)
-            status = self._exceeds(table, outcome, candidate)
-            if status == "unsat":
-                high = candidate
-                break
-            if status != "sat" or result.infinite:
-                return status == "sat"
-        if high is None:
-            result.reason = result.reason or "no upper bound found: the loss may be unbounded"
-            return False
-        tried: set[Fraction] = set()
-        while True:
-            assert result.lower is not None
-            if result.lower >= high or math.log(high / result.lower) <= self.precision:
-                break
-            guess = self._boundary_guess(high, tried)
-            if guess is not None:
-                tried.add(guess)
-                status = self._exceeds(table, outcome, guess)
-                if status == "unsat":
-                    high = guess
-                    break
-                if status != "sat":
-                    return False
-                continue
-            middle = simplest_between(
-                result.lower + (high - result.lower) / 3, high - (high - result.lower) / 3
-            )
-            status = self._exceeds(table, outcome, middle)
-            if status == "unsat":
-                high = middle
-            elif status != "sat":
-                return False
-        result.bounds[key] = high
-        return True
-
-    def _boundary_guess(self, high: Fraction, tried: set[Fraction]) -> Fraction | None:
+    def _boundary_guess(self, high: Fraction | None, tried: set[Fraction]) -> Fraction | None:
         """The largest ratio at the best point rounded onto the boundary, if it could be
         the supremum: suprema often sit where a parameter reaches an end of its domain,
-        and one unsat query then proves it exactly, without bisecting to precision."""
+        and one unsat query then proves it exactly, without bisecting to precision.
+        Only a few are tried per outcome, each clearly above the lower bound, so that
+        creeping sat answers cannot stall the search."""
         result = self.result
         if result.found is None or result.lower is None or self.fast.question.space.constraints:
             return None
+        if len(tried) >= MAX_GUESSES:
+            return None
+        floor = result.lower * Fraction(math.exp(self.precision / 2))
         ratios = [
             r
             for _, r in self._rounded(result.found.checked.point)
-            if result.lower < r < high and r not in tried
+            if floor < r and (high is None or r < high) and r not in tried
         ]
         return max(ratios, default=None)
 
     def run(self) -> Supremum:
+        """Both bounds as soon as possible, then narrowed until the precision or the timeout.
+
+        A sampled lower bound (points of the domain and points approaching its
+        ends) comes first, so that the solver is only asked about values that
+        make progress; then each outcome gets an upper bound (unsat), and the
+        outcome holding the largest bound is bisected in turn.  A timeout
+        keeps both bounds found so far.
+        """
         result = self.result
         items = list(self.fast.outcomes())
         for table, outcome in items:
@@ -246,20 +222,144 @@ class SupremumSearch:
         if result.infinite:
             result.attained = True
             return result
+        self._explore(items)
         for key, (table, outcome) in enumerate(items):
-            if self.fast.session.out_of_time():
-                result.reason = f"timeout of {self.fast.session.options.timeout:g} s reached"
+            if self._stopped():
                 return result
-            if not self._climb(key, table, outcome):
+            if not self._bound(key, table, outcome):
                 return result
             if result.infinite:
                 if result.attained is None:
                     result.attained = True
                 return result
-        assert result.lower is not None
-        result.upper = max([result.lower, *result.bounds.values()])
+        self._update_upper()
+        while not self._close_enough():
+            if self._stopped():
+                return result
+            key = max(result.bounds, key=lambda k: result.bounds[k])
+            table, outcome = items[key]
+            if not self._narrow(key, table, outcome):
+                return result
+            self._update_upper()
         self._snap(items)
         return result
+
+    def _stopped(self) -> bool:
+        if not self.fast.session.out_of_time():
+            return False
+        timeout = self.fast.session.options.timeout
+        self.result.reason = self.result.reason or f"timeout of {timeout:g} s reached"
+        return True
+
+    def _update_upper(self) -> None:
+        result = self.result
+        assert result.lower is not None
+        result.upper = max([result.lower, *result.bounds.values()])
+
+    def _close_enough(self) -> bool:
+        result = self.result
+        assert result.lower is not None and result.upper is not None
+        return result.lower >= result.upper or math.log(result.upper / result.lower) <= (
+            self.precision
+        )
+
+    def _above(self, ratio: Fraction) -> Fraction:
+        """A simple rational a little above ``ratio`` (within an eighth of the precision):
+        solver queries about simple numbers are much cheaper than about exact ratios at
+        points with long denominators."""
+        return simplest_between(ratio, ratio * Fraction(math.exp(self.precision / 8)))
+
+    def _explore(self, items: list[tuple[Table, Outcome]]) -> None:
+        """Raise the lower bound from a sample of points, many of them close to the domain's
+        ends (suprema of Pufferfish losses usually sit there, as a parameter → 0 or 1)."""
+        space = self.fast.question.space
+        axes = []
+        size = len(space.parameters)
+        depths = (2, 5, 10, 20, 40) if size <= 2 else (3, 12, 30) if size <= 3 else (4, 30)
+        for parameter in space.parameters:
+            low, high = parameter.domain.lower, parameter.domain.upper
+            width = high - low
+            values = {low + width * Fraction(k, 4) for k in (1, 2, 3)}
+            for depth in depths:
+                values.update((low + width / 2**depth, high - width / 2**depth))
+            values.update(
+                end
+                for end, is_open in (
+                    (low, parameter.domain.lower_open),
+                    (high, parameter.domain.upper_open),
+                )
+                if not is_open
+            )
+            axes.append(sorted(values))
+        best: tuple[Fraction, int, dict[str, Fraction]] | None = None
+        points = itertools.islice(itertools.product(*axes), MAX_SAMPLES)
+        for combination in points:
+            point = {p.name: v for p, v in zip(space.parameters, combination, strict=True)}
+            if not space.contains(point):
+                continue
+            for key, (table, outcome) in enumerate(items):
+                if not table.conditions_hold(point):
+                    break
+                p, q = table.probabilities(outcome, point)
+                if q > 0 and (best is None or p / q > best[0]):
+                    best = (p / q, key, point)
+        if best is None or (self.result.lower is not None and best[0] <= self.result.lower):
+            return
+        table, outcome = items[best[1]]
+        checked = evaluate(self.fast.question, table, outcome, best[2])
+        if checked is not None:
+            self._raise(Found(table, outcome, checked, describe(best[2], {}, space)))
+
+    def _bound(self, key: int, table: Table, outcome: Outcome) -> bool:
+        """An upper bound (unsat) for one outcome; False on a solver failure."""
+        result = self.result
+        assert result.lower is not None
+        status = self._exceeds(table, outcome, self._above(result.lower))
+        if status == "unsat":
+            result.bounds[key] = self._above(result.lower)
+            return True
+        if status != "sat" or result.infinite:
+            return status == "sat"
+        if self._infinite(table, outcome, closure=True):
+            return True
+        tried: set[Fraction] = set()
+        guess = self._boundary_guess(None, tried)
+        if guess is not None:
+            tried.add(guess)
+            status = self._exceeds(table, outcome, guess)
+            if status == "unsat":
+                result.bounds[key] = guess
+                return True
+            if status != "sat":
+                return False
+        for _ in range(MAX_DOUBLINGS):
+            assert result.lower is not None
+            candidate = self._above(result.lower * 2 if result.lower > 0 else Fraction(1))
+            status = self._exceeds(table, outcome, candidate)
+            if status == "unsat":
+                result.bounds[key] = candidate
+                return True
+            if status != "sat" or result.infinite:
+                return status == "sat"
+        result.reason = result.reason or "no upper bound found: the loss may be unbounded"
+        return False
+
+    def _narrow(self, key: int, table: Table, outcome: Outcome) -> bool:
+        """One step for the outcome with the largest bound: a boundary candidate, or the
+        middle third of [lower, bound] in simple rationals; False on a solver failure."""
+        result = self.result
+        assert result.lower is not None
+        high = result.bounds[key]
+        guess = self._boundary_guess(high, self._tried.setdefault(key, set()))
+        if guess is not None:
+            self._tried[key].add(guess)
+        else:
+            low = result.lower
+            guess = simplest_between(low + (high - low) / 3, high - (high - low) / 3)
+        status = self._exceeds(table, outcome, guess)
+        if status == "unsat":
+            result.bounds[key] = guess
+        return status in ("sat", "unsat")
 
     def _closure_point(
         self, guess: Fraction
@@ -397,11 +497,22 @@ class SupremumSearch:
         return out
 
     def _attainment(self, items: list[tuple[Table, Outcome]], guess: Fraction) -> None:
-        """Is the supremum reached inside the domain?  unsat everywhere: no, a limit."""
+        """Is the supremum reached inside the domain?  No point anywhere: a limit.
+
+        Per outcome, Bernstein coefficients first (a proof without a solver that
+        the ratio stays below ``guess`` inside a box domain), then the solver,
+        whose query here is the hardest of the search, with a short limit: an
+        unanswered query leaves attainment open instead of spending the budget.
+        """
         result = self.result
+        space = self.fast.question.space
+        domains = [p.domain for p in space.parameters]
         for table, outcome in items:
+            poly = violation_polynomial(table, outcome, guess, self.fast.signs)
+            if not space.constraints and negative_inside(poly, domains):
+                continue
             query = violation_query(table, outcome, guess, self.fast.signs, strict=False)
-            answer = self.fast.session.ask(query)
+            answer = self.fast.session.ask(query, limit=ATTAINMENT_LIMIT)
             if answer.status == "unsat":
                 continue
             if answer.status != "sat":

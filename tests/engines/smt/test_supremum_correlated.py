@@ -1,0 +1,48 @@
+"""Suprema over two unknown parameters that finish: the household contagion family.
+
+Sampling the domain shows the loss near 8 as p → 0, c → 1; the search must
+prove sup ε* = ln 8 exactly (unsat above 8), say it is a limit (Bernstein
+bounds: below 8 inside the open square) and name the corner it is approached
+at; the witness is checked by substituting its point back into the exact engine.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from faier.api import epsilon
+from faier.engines.smt.bernstein import negative_inside
+from faier.engines.smt.polynomial import Polynomial
+from faier.model.parameters import PROBABILITY_DOMAIN, Interval
+
+
+def test_household_supremum_is_ln_8_approached_at_the_corner() -> None:
+    result = epsilon("household-contagion", timeout=60)
+    assert result.epsilon_star is not None and result.epsilon_star.ratio == 8
+    report = result.parametric
+    assert report is not None and report.attained is False
+    assert {v.name: v.value for v in report.limit} == {"p": 0, "c": 1}
+    point = {v.name: v.value for v in report.point}
+    assert result.witness is not None
+    lower = result.witness.p / result.witness.q
+    assert Fraction(8) * Fraction(99, 100) <= lower < 8
+    again = epsilon(
+        "household-contagion",
+        params=[f"{k}={v}" for k, v in point.items()],
+        engine="exact",
+    )
+    assert again.epsilon_star is not None and again.epsilon_star.ratio == lower
+
+
+def test_bernstein_bounds_prove_negativity_inside_only() -> None:
+    names = ("x", "y")
+    x, y = (Polynomial.variable(names, n) for n in names)
+    one = Polynomial.constant(names, 1)
+    corner = -(x * (one - y))  # zero on two edges, negative inside
+    assert negative_inside(corner, [PROBABILITY_DOMAIN, PROBABILITY_DOMAIN])
+    half = x - Polynomial.constant(names, Fraction(1, 2))
+    assert not negative_inside(half, [PROBABILITY_DOMAIN, PROBABILITY_DOMAIN])
+    shifted = Interval(Fraction(1, 2), Fraction(1))
+    assert negative_inside(-half, [shifted, PROBABILITY_DOMAIN])
+    assert not negative_inside(half, [shifted, PROBABILITY_DOMAIN])
+    assert negative_inside(half, [Interval(Fraction(0), Fraction(1, 2)), PROBABILITY_DOMAIN])
