@@ -221,7 +221,10 @@ def _search_details(counts: pruning.SearchCounts, arithmetic: str) -> str:
     if arithmetic == "float" and counts.fell_back:
         text += f"; float64 frontier handed back to exact arithmetic: {counts.fell_back}"
     elif arithmetic == "float":
-        text += f"; float64 frontier, {counts.rechecked} exact steps at the margin"
+        text += (
+            f"; float64 frontier, {counts.ball_steps} certified-ball and "
+            f"{counts.rechecked} exact steps at the margin"
+        )
     return text + ")"
 
 

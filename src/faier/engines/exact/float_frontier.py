@@ -43,17 +43,24 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from faier.core.budget import Budget
+from faier.engines.exact import balls
+from faier.engines.exact.integer_vectors import (
+    IntegerVector,
+    integer_times,
+    integer_vector,
+    mass_after,
+    same_direction,
+)
 from faier.engines.exact.pruning import (
     SearchCounts,
     growth_bounds,
     incumbents,
-    normalised_key,
     ratio_bound,
 )
 from faier.engines.exact.sequence_mode import (
@@ -62,7 +69,6 @@ from faier.engines.exact.sequence_mode import (
     SequenceComparison,
     SequenceSystem,
     SparseVector,
-    _times,
 )
 from faier.errors import InternalError
 from faier.results import Loss, loss_of
@@ -147,7 +153,7 @@ class _Level:
 
 
 class _Exact:
-    """Exact forward vectors of any prefix of the search, from its path, memoised."""
+    """Exact and ball forward vectors of any prefix of the search, from its path, memoised."""
 
     def __init__(
         self,
@@ -160,8 +166,11 @@ class _Exact:
         self.comparisons = comparisons
         self.levels = levels
         self.budget = budget
-        self.memo: dict[tuple[int, int], tuple[SparseVector, SparseVector]] = {}
+        self.memo: dict[tuple[int, int], tuple[IntegerVector, IntegerVector]] = {}
+        self.ball_memo: dict[tuple[int, int, int], tuple[Any, Any]] = {}
+        self.use_balls = balls.available()
         self.computed = 0
+        self.ball_steps = 0
 
     def path(self, depth: int, index: int) -> tuple[int, ...]:
         symbols = []
@@ -175,27 +184,199 @@ class _Exact:
     def comparison(self, depth: int, index: int) -> int:
         return int(self.levels[depth].comparison[index])
 
-    def vectors(self, depth: int, index: int) -> tuple[SparseVector, SparseVector]:
+    def _chain(
+        self, depth: int, index: int, known: Callable[[tuple[int, int]], bool]
+    ) -> tuple[list[tuple[int, int]], tuple[int, int]]:
+        """The prefixes from the nearest memoised ancestor (or the start) down to this one."""
         chain: list[tuple[int, int]] = []
         key = (depth, index)
-        while key not in self.memo and key[0] > 0:
+        while not known(key) and key[0] > 0:
             chain.append(key)
             key = (key[0] - 1, int(self.levels[key[0]].parent[key[1]]))
+        return chain, key
+
+    def vectors(self, depth: int, index: int) -> tuple[IntegerVector, IntegerVector]:
+        """Exact vectors (integers over one denominator)."""
+        chain, key = self._chain(depth, index, lambda k: k in self.memo)
         if key not in self.memo:
             start = self.comparisons[key[1]]
-            self.memo[key] = (dict(start.a0), dict(start.b0))
+            self.memo[key] = (integer_vector(start.a0), integer_vector(start.b0))
         a, b = self.memo[key]
         for d, i in reversed(chain):
             self.budget.check_time()
             sym = int(self.levels[d].symbol[i])
-            a, b = _times(a, self.system.left[sym]), _times(b, self.system.right[sym])
+            a = integer_times(a, self.system.left[sym])
+            b = integer_times(b, self.system.right[sym])
             self.memo[(d, i)] = (a, b)
             self.computed += 1
+        return a, b
+
+    def sparse(self, depth: int, index: int) -> tuple[SparseVector, SparseVector]:
+        a, b = self.vectors(depth, index)
+        return a.to_sparse(), b.to_sparse()
+
+    def ball_system(self, bits: int) -> balls.BallSystem:
+        return balls.ball_system(self.system, bits)
+
+    def ball_vectors(self, depth: int, index: int, bits: int) -> tuple[Any, Any]:
+        """Ball vectors at ``bits`` of precision (call inside ``balls.precision(bits)``)."""
+        chain, key = self._chain(depth, index, lambda k: (bits, *k) in self.ball_memo)
+        system = self.ball_system(bits)
+        if (bits, *key) not in self.ball_memo:
+            start = self.comparisons[key[1]]
+            self.ball_memo[(bits, *key)] = (system.vector(start.a0), system.vector(start.b0))
+        a, b = self.ball_memo[(bits, *key)]
+        for d, i in reversed(chain):
+            self.budget.check_time()
+            sym = int(self.levels[d].symbol[i])
+            a = system.times(a, self.system.left[sym])
+            b = system.times(b, self.system.right[sym])
+            self.ball_memo[(bits, d, i)] = (a, b)
+            self.ball_steps += 1
         return a, b
 
     def forget_below(self, depth: int) -> None:
         """Drop memoised vectors of lengths below ``depth - 1`` (never needed again)."""
         self.memo = {k: v for k, v in self.memo.items() if k[0] >= depth - 1}
+        self.ball_memo = {k: v for k, v in self.ball_memo.items() if k[1] >= depth - 1}
+
+
+class _Known:
+    """An exact loss already on record (or an incumbent), as a decision operand."""
+
+    def __init__(self, loss: Loss) -> None:
+        self.loss = loss
+
+    def ball(self, bits: int) -> balls.Ball:
+        return balls.of_loss(self.loss.ratio)
+
+    def exact(self) -> Loss:
+        return self.loss
+
+
+class _ChildLoss:
+    """The loss of a prefix's child by one symbol: from the parent's masses one step on.
+
+    Its first ball is audited against the float guess, like the exact value was.
+    """
+
+    def __init__(
+        self, exact: _Exact, depth: int, parent: int, sym: int, guess: float, eta: float
+    ) -> None:
+        self.exact_vectors, self.depth, self.parent, self.sym = exact, depth, parent, sym
+        self.guess, self.eta = guess, eta
+        self.balls: dict[int, balls.Ball] = {}
+        self.found: tuple[Loss, Fraction, Fraction] | None = None
+
+    def ball(self, bits: int) -> balls.Ball:
+        if bits not in self.balls:
+            exact, system = self.exact_vectors, self.exact_vectors.system
+            a, b = exact.ball_vectors(self.depth - 1, self.parent, bits)
+            balls_system = exact.ball_system(bits)
+            pa = balls_system.mass_after(a, system.left[self.sym])
+            pb = balls_system.mass_after(b, system.right[self.sym])
+            self.balls[bits] = balls.ratio(pa, pb)
+            if len(self.balls) == 1:
+                _audit_ball(self.guess, self.balls[bits], self.eta)
+        return self.balls[bits]
+
+    def record(self) -> tuple[Loss, Fraction, Fraction]:
+        """The exact loss and both probabilities (checked to lie in every ball computed)."""
+        if self.found is None:
+            exact, system = self.exact_vectors, self.exact_vectors.system
+            a, b = exact.vectors(self.depth - 1, self.parent)
+            pa = mass_after(a, system.left[self.sym])
+            pb = mass_after(b, system.right[self.sym])
+            found = loss_of(pa, pb)
+            _audit(self.guess, _log_loss(found), self.eta)
+            _check_balls(found, self.balls)
+            self.found = (found, pa, pb)
+        return self.found
+
+    def exact(self) -> Loss:
+        return self.record()[0]
+
+
+class _Bound:
+    """A child's pruning bound max_s a(s)/b(s)·B_j(s) for j more steps, as a decision operand."""
+
+    def __init__(
+        self, exact: _Exact, depth: int, index: int, growth: list[Loss], guess: float, eta: float
+    ) -> None:
+        self.exact_vectors, self.depth, self.index, self.growth = exact, depth, index, growth
+        self.guess, self.eta = guess, eta
+        self.balls: dict[int, balls.Ball] = {}
+
+    def ball(self, bits: int) -> balls.Ball:
+        if bits not in self.balls:
+            a, b = self.exact_vectors.ball_vectors(self.depth, self.index, bits)
+            self.balls[bits] = _ball_bound(a.entries(), b.entries(), self.growth)
+            if len(self.balls) == 1:
+                _audit_ball(self.guess, self.balls[bits], self.eta)
+        return self.balls[bits]
+
+    def exact(self) -> Loss:
+        a, b = self.exact_vectors.sparse(self.depth, self.index)
+        bound = ratio_bound(a, b, self.growth)
+        _audit(self.guess, _log_loss(bound), self.eta)
+        _check_balls(bound, self.balls)
+        return bound
+
+
+def _ball_bound(a: list[Any], b: list[Any], growth: list[Loss]) -> balls.Ball:
+    """max_s a(s)/b(s)·growth[s] over balls (∞ where b(s) is exactly 0 < a(s))."""
+    best: balls.Ball = None
+    for s, (x, y) in enumerate(zip(a, b, strict=True)):
+        if x.is_zero():
+            continue
+        factor = growth[s].ratio
+        if factor is None:
+            return balls.INFINITE if x > 0 else balls.UNDECIDED
+        candidate = balls.ratio(x, y, None if factor == 1 else factor)
+        if candidate is balls.UNDECIDED or candidate is balls.INFINITE:
+            return candidate
+        best = candidate if best is None else best.max(candidate)
+    return balls.ball(Fraction(0)) if best is None else best
+
+
+class _Operand(Protocol):
+    def ball(self, bits: int) -> balls.Ball: ...
+
+    def exact(self) -> Loss: ...
+
+
+def _exceeds(x: _Operand, y: _Operand, use_balls: bool) -> bool:
+    """x > y: by certified balls at rising precision, exactly when they overlap."""
+    if use_balls:
+        for bits in balls.PRECISIONS:
+            with balls.precision(bits):
+                verdict = balls.exceeds(x.ball(bits), y.ball(bits))
+            if verdict is not None:
+                return verdict
+    return x.exact().exceeds(y.exact())
+
+
+def _audit_ball(guess: float, value: balls.Ball, eta: float) -> None:
+    """The float log must lie within η of the ball's log (as :func:`_audit` for exact values)."""
+    interval = balls.log_interval(value)
+    if interval is None:
+        return
+    low, high = interval
+    if not low - eta <= guess <= high + eta:
+        distance = max(low - guess, guess - high)
+        raise InternalError(
+            f"float64 frontier: a float log {guess!r} is {distance:.3g} from its certified "
+            f"value [{low!r}, {high!r}], beyond the round-off margin {eta:.3g}"
+        )
+
+
+def _check_balls(value: Loss, computed: dict[int, balls.Ball]) -> None:
+    """An exact value outside a ball computed for it would make ball decisions unsound."""
+    for bits, got in computed.items():
+        if not balls.contains(got, value.ratio):
+            with balls.precision(bits):
+                shown = str(got)
+            raise InternalError(f"certified ball {shown} at {bits} bits misses the exact {value}")
 
 
 def _log(x: Fraction) -> float:
@@ -402,12 +583,14 @@ class _FloatPass:
             exact.forget_below(depth)
             counts.frontier = len(frontier)
             counts.rechecked += exact.computed
-            exact.computed = 0
+            counts.ball_steps += exact.ball_steps
+            exact.computed = exact.ball_steps = 0
             if progress is not None:
                 progress(counts)
             if not frontier.size:
                 break
         counts.rechecked += exact.computed
+        counts.ball_steps += exact.ball_steps
 
 
 def _record(
@@ -419,30 +602,36 @@ def _record(
     loss: Floats,
     eta: float,
 ) -> None:
-    """Recompute exactly every child whose float loss could beat ε*(depth) so far.
+    """Record the child whose loss beats ε*(depth) so far, among those whose float loss could.
 
     Children below the best loss found at this length or before (by more
-    than the margin) cannot change ε*(k) for any k.
+    than the margin) cannot change ε*(k) for any k.  The others are compared
+    in order, each with the leader so far, exactly as the exact search
+    would (a later child must strictly exceed the leader), but by certified
+    balls; only the final leader is computed exactly, once.
     """
     top = float(loss.max())
     incumbent = _log_loss(incumbents(state)[depth])
     if top + eta < incumbent or (top == incumbent == math.inf):
         return
     threshold = top - 2 * eta if math.isfinite(top) else math.inf
-    for parent, guess in zip(parents[loss >= threshold], loss[loss >= threshold], strict=True):
-        a, b = exact.vectors(depth - 1, int(parent))
-        pa = sum(_times(a, exact.system.left[sym]).values(), Fraction(0))
-        pb = sum(_times(b, exact.system.right[sym]).values(), Fraction(0))
-        found = loss_of(pa, pb)
-        _audit(float(guess), _log_loss(found), eta)
-        record = state.best[depth]
-        if record is None or found.exceeds(record.loss):
-            path = (*exact.path(depth - 1, int(parent)), sym)
-            state.best[depth] = DepthRecord(
-                found, pa, pb, exact.comparison(depth - 1, int(parent)), path
-            )
-        if found.infinite:
-            return  # nothing exceeds an infinite record
+    picked = loss >= threshold
+    record = state.best[depth]
+    leader: _Operand | None = None if record is None else _Known(record.loss)
+    for parent, guess in zip(parents[picked], loss[picked], strict=True):
+        candidate = _ChildLoss(exact, depth, int(parent), sym, float(guess), eta)
+        if leader is None or _exceeds(candidate, leader, exact.use_balls):
+            leader = candidate
+        if candidate.balls.get(balls.PRECISIONS[0]) is balls.INFINITE or (
+            candidate.found is not None and candidate.found[0].infinite
+        ):
+            break  # nothing exceeds an infinite loss
+    if isinstance(leader, _ChildLoss):
+        found, pa, pb = leader.record()
+        path = (*exact.path(depth - 1, leader.parent), sym)
+        state.best[depth] = DepthRecord(
+            found, pa, pb, exact.comparison(depth - 1, leader.parent), path
+        )
 
 
 def _prune(
@@ -474,12 +663,11 @@ def _prune(
         maybe |= bound + band > lowest
     keep = surely.copy()
     for i in np.flatnonzero(maybe & ~surely):
-        a, b = exact.vectors(depth, int(i))
         for j in remaining:
-            exact_bound = ratio_bound(a, b, growth[j])
-            _audit(float(bounds[which[j - 1]][i]), _log_loss(exact_bound), eta)
             incumbent = best[depth + j]
-            if incumbent is None or exact_bound.exceeds(incumbent):
+            guess = float(bounds[which[j - 1]][i])
+            operand = _Bound(exact, depth, int(i), growth[j], guess, eta)
+            if incumbent is None or _exceeds(operand, _Known(incumbent), exact.use_balls):
                 keep[i] = True
                 break
     counts.pruned += int((~keep).sum())
@@ -499,7 +687,12 @@ def _audit(guess: float, exact: float, eta: float) -> None:
 def _merge(
     exact: _Exact, child: _Level, depth: int, survivors: Indices, counts: SearchCounts
 ) -> Indices:
-    """Survivors with equal normalised vectors merged (equality confirmed exactly)."""
+    """Survivors with equal normalised vectors merged (equality confirmed exactly).
+
+    Float keys group the candidates; within a group, certified balls tell
+    most different vectors apart, and the rest are compared exactly by
+    cross-multiplying integer numerators (no normalising, no gcd).
+    """
     if survivors.size < 2:
         return survivors
     rounded = np.round(np.hstack([child.a[survivors], child.b[survivors]]), KEY_DIGITS)
@@ -511,16 +704,38 @@ def _merge(
     for row in np.flatnonzero(~single):
         members.setdefault(int(group[row]), []).append(int(survivors[row]))
     for indices in members.values():
-        best: dict[object, tuple[Fraction, int]] = {}
+        representatives: list[list[Any]] = []  # [index, exact scale |a|/|b|]
         for i in indices:
-            a, b = exact.vectors(depth, i)
-            pa, pb = sum(a.values(), Fraction(0)), sum(b.values(), Fraction(0))
-            key = normalised_key(a, b, pa, pb)
-            scale = pa / pb
-            if key in best:
-                counts.merged += 1
-                if scale <= best[key][0]:
-                    continue
-            best[key] = (scale, i)
-        kept.extend(i for _, i in best.values())
+            match = next((r for r in representatives if _same_shape(exact, depth, i, r[0])), None)
+            if match is None:
+                representatives.append([i, None])
+                continue
+            counts.merged += 1
+            scale = _scale(exact, depth, i)
+            if match[1] is None:
+                match[1] = _scale(exact, depth, match[0])
+            if scale <= match[1]:
+                continue
+            match[0], match[1] = i, scale
+        kept.extend(r[0] for r in representatives)
     return np.array(sorted(kept), dtype=np.int64)
+
+
+def _scale(exact: _Exact, depth: int, index: int) -> Fraction:
+    a, b = exact.vectors(depth, index)
+    return a.mass() / b.mass()
+
+
+def _same_shape(exact: _Exact, depth: int, i: int, j: int) -> bool:
+    """Both sides' normalised vectors equal: balls prove most differences, exact the rest."""
+    if exact.use_balls:
+        bits = balls.PRECISIONS[0]
+        with balls.precision(bits):
+            for x, y in zip(
+                exact.ball_vectors(depth, i, bits), exact.ball_vectors(depth, j, bits), strict=True
+            ):
+                if not (x * (1 / balls.mass(x))).overlaps(y * (1 / balls.mass(y))):
+                    return False
+    a, b = exact.vectors(depth, i)
+    a2, b2 = exact.vectors(depth, j)
+    return same_direction(a, a2) and same_direction(b, b2)

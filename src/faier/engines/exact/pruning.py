@@ -38,6 +38,8 @@ class SearchCounts:
     """StatDP input patterns tried for incumbents before the exact pass."""
     rechecked: int = 0
     """Float frontier only: exact forward steps taken to settle decisions at the margin."""
+    ball_steps: int = 0
+    """Float frontier only: forward steps in certified balls (python-flint arb) at the margin."""
     fell_back: str = ""
     """Float frontier only: why the exact search took over (empty if it did not)."""
 

@@ -145,10 +145,20 @@ multiplied by FLINT (python-flint's fmpz_mat) when it is installed."""
 
 @dataclass(frozen=True)
 class IntegerMatrix:
-    """A matrix as integer numerators over one common denominator (and FLINT's copy if dense)."""
+    """A matrix as ``scale[s]·rows[s][t] / den``: small numerators, one common denominator.
+
+    Row s of an HMM's M_ω has its own denominator d_s (emission times
+    transition row); ``den`` is their lcm and ``scale[s] = den / d_s``.  Keeping
+    the scale out of the numerators keeps them a few bits long, so a product
+    with a vector of thousands of bits costs small-by-big multiplications
+    (scaling into the numerators made them as long as ``den``, hundreds of
+    bits on dense HMMs, and the product ten times slower).
+    """
 
     den: int
+    scale: tuple[int, ...]
     rows: IntegerRows
+    row_sums: tuple[int, ...]
     dense: Any = None
 
 
@@ -160,8 +170,12 @@ def _integer_rows(rows: Rows) -> IntegerMatrix:
     hit = _integer_rows_cache.get(id(rows))
     if hit is not None and hit[0] is rows:
         return hit[1]
-    den = math.lcm(*(p.denominator for row in rows for _, p in row))
-    ints = tuple(tuple((t, p.numerator * (den // p.denominator)) for t, p in row) for row in rows)
+    row_dens = [math.lcm(*(p.denominator for _, p in row)) for row in rows]
+    den = math.lcm(*row_dens)
+    ints = tuple(
+        tuple((t, p.numerator * (d // p.denominator)) for t, p in row)
+        for row, d in zip(rows, row_dens, strict=True)
+    )
     n = len(rows)
     dense = None
     if n >= _DENSE_FROM and 4 * sum(len(row) for row in ints) >= n * n:
@@ -172,7 +186,13 @@ def _integer_rows(rows: Rows) -> IntegerMatrix:
                 for t, p in row:
                     table[s][t] += p
             dense = flint.fmpz_mat(table)
-    matrix = IntegerMatrix(den, ints, dense)
+    matrix = IntegerMatrix(
+        den,
+        tuple(den // d for d in row_dens),
+        ints,
+        tuple(sum(p for _, p in row) for row in ints),
+        dense,
+    )
     if len(_integer_rows_cache) > 4096:
         _integer_rows_cache.clear()
     _integer_rows_cache[id(rows)] = (rows, matrix)
@@ -206,16 +226,17 @@ def _times(vector: SparseVector, rows: Rows) -> SparseVector:
     matrix = _integer_rows(rows)
     common = math.lcm(*(x.denominator for x in vector.values()))
     total = common * matrix.den
+    scale = matrix.scale
     if matrix.dense is not None:
         scaled = [0] * len(rows)
         for s, x in vector.items():
-            scaled[s] = x.numerator * (common // x.denominator)
+            scaled[s] = x.numerator * (common // x.denominator) * scale[s]
         product = _flint().fmpz_mat([scaled]) * matrix.dense
         entries = ((t, int(product[0, t])) for t in range(len(rows)))
         return {t: Fraction(v, total) for t, v in entries if v}  # entries are ≥ 0: 0 unreached
     sums: dict[int, int] = {}
     for s, x in vector.items():
-        scaled_x = x.numerator * (common // x.denominator)
+        scaled_x = x.numerator * (common // x.denominator) * scale[s]
         for t, weight in matrix.rows[s]:
             sums[t] = sums.get(t, 0) + scaled_x * weight
     return {t: Fraction(v, total) for t, v in sums.items()}
