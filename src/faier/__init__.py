@@ -12,9 +12,13 @@ Public modules:
   protocol and its registry (``faier.core.engine.register``).
 * ``faier.engines``: the exact, SMT and statistical engines.
 * ``faier.results``: the ``Result`` every engine returns.
+* ``faier.assert_private`` (``faier.assertions``): a privacy assertion for tests, exact
+  where faier can decide the mechanism, statistical otherwise; ``faier.testing``: the
+  statistical tester; ``faier.adapters``: OpenDP and diffprivlib objects as black boxes.
 """
 
 from faier.api import epsilon, load_problem, verify
+from faier.assertions import Assurance, assert_private
 from faier.core.options import Options
 from faier.core.problem import Problem
 from faier.errors import FaierError, InputError
@@ -38,6 +42,7 @@ from faier.version import VERSION
 __version__ = VERSION
 
 __all__ = [
+    "Assurance",
     "Context",
     "Distribution",
     "Done",
@@ -52,6 +57,7 @@ __all__ = [
     "Result",
     "StepProgram",
     "Verdict",
+    "assert_private",
     "bernoulli",
     "epsilon",
     "grid",

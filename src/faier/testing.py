@@ -14,9 +14,12 @@ mechanism: a faier program, or a sampled one (``faier.mechanisms.sampled``).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from faier import api
 from faier.core import engine as registry
@@ -34,9 +37,11 @@ from faier.errors import MechanismError, SpecError
 from faier.mechanisms.interactive import Interactive
 from faier.mechanisms.library.continuous import SUITE
 from faier.mechanisms.loader import MECHANISM_TYPES, find_definitions, load_module, pick
+from faier.mechanisms.program import Program, StepProgram
 from faier.mechanisms.sampled import Sampled
 from faier.privacy.budget import Epsilon
-from faier.privacy.neighbours import NeighbourRelation, parse_neighbours
+from faier.privacy.neighbours import EveryQuery, NeighbourRelation, parse_neighbours
+from faier.privacy.specs import DifferentialPrivacy, InteractiveDP, PrivacySpec
 
 SUITE_NAMES = tuple(SUITE)
 """Targets of StatDP's continuous suite: ``faier test svt-laplace --claimed 0.7``."""
@@ -95,6 +100,110 @@ def _sampled_in_file(path: Path, name: str | None) -> Sampled | None:
     return found
 
 
+Target = Any
+"""What can be tested: a built-in example or suite name, a .py file (str or Path), a
+:class:`Problem`, a faier mechanism object, a :class:`Sampled` mechanism, or a library
+object :mod:`faier.adapters` wraps (an OpenDP measurement, a diffprivlib mechanism)."""
+
+
+def problem_of(mechanism: Program[Any] | StepProgram[Any, Any] | Interactive) -> Problem:
+    """A faier mechanism object as a DP problem (every query ±1), as a mechanism file is read."""
+    privacy: PrivacySpec = (
+        InteractiveDP(1)
+        if isinstance(mechanism, Interactive)
+        else DifferentialPrivacy(EveryQuery(1))
+    )
+    return Problem(mechanism.name, mechanism, privacy, title=mechanism.name)
+
+
+def as_sampled(target: Target, name: str | None = None) -> Sampled | None:
+    """The sampled mechanism a target is or names, if it is one (None: a discrete model)."""
+    if isinstance(target, Sampled):
+        return target
+    if isinstance(target, str | os.PathLike):
+        return _sampled_target(os.fspath(target), name)
+    if isinstance(target, (Problem, *MECHANISM_TYPES)):
+        return None
+    from faier import adapters
+
+    wrapped = adapters.wrap(target)
+    if wrapped is None:
+        raise SpecError(
+            f"faier cannot test a {type(target).__name__}",
+            fix="pass a faier mechanism, a sampled one (faier.mechanisms.sampled), a file "
+            "or example name, or wrap a library object with faier.adapters",
+        )
+    return wrapped
+
+
+def as_target(target: Target) -> str | Problem:
+    """A discrete target as the API loads it: a name or path as text, a mechanism as a Problem."""
+    if isinstance(target, MECHANISM_TYPES):
+        return problem_of(target)
+    if isinstance(target, os.PathLike):
+        return str(os.fspath(target))
+    if isinstance(target, str):
+        return target
+    if isinstance(target, Problem):
+        return target
+    raise SpecError(f"faier cannot load a {type(target).__name__} as a discrete mechanism")
+
+
+def as_vector(value: Any, where: str = "--pair") -> Vector:
+    """One input as the tester uses it: a number, a list, a tuple or a 1-D numpy array."""
+    items = list(value) if isinstance(value, list | tuple | np.ndarray) else [value]
+    if isinstance(value, np.ndarray) and value.ndim != 1:
+        raise SpecError(
+            f"an input must be one-dimensional, got an array of shape {value.shape}", where=where
+        )
+    numbers: list[int | float] = []
+    for item in items:
+        if isinstance(item, bool | np.bool_) or not isinstance(
+            item, int | float | np.integer | np.floating
+        ):
+            raise SpecError(
+                f"{value!r} is not a number or a vector of numbers",
+                where=where,
+                fix="give inputs as numbers, lists, tuples or numpy arrays of numbers",
+            )
+        number = float(item)
+        if not math.isfinite(number):
+            raise SpecError(f"{value!r} holds a non-finite number", where=where)
+        numbers.append(int(number) if number.is_integer() else number)
+    if not numbers:
+        raise SpecError("an input is empty", where=where, fix="give at least one query answer")
+    return tuple(numbers)
+
+
+def as_pair(pair: Any, where: str = "--pair") -> tuple[Vector, Vector]:
+    """``"1,1;0,2"``, or two inputs ``as_vector`` reads: ``([1, 1], [0, 2])``, ``(1.5, 2.5)``."""
+    if isinstance(pair, str):
+        return parse_pair(pair)
+    try:
+        left, right = pair
+    except (TypeError, ValueError):
+        raise SpecError(
+            f"{pair!r} is not a pair (D1, D2)", where=where, fix="e.g. ([1, 1, 1], [0, 2, 2])"
+        ) from None
+    return as_vector(left, where), as_vector(right, where)
+
+
+def as_lengths(lengths: int | str | Sequence[int] | None) -> tuple[int, ...] | None:
+    """``5``, ``"5,10"`` or ``[5, 10]``: the input lengths of the patterns."""
+    if lengths is None:
+        return None
+    if isinstance(lengths, str):
+        return parse_lengths(lengths)
+    given = [lengths] if isinstance(lengths, int | np.integer) else list(lengths)
+    if not given or any(
+        isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1 for v in given
+    ):
+        raise SpecError(
+            f"lengths must be whole numbers ≥ 1, got {lengths!r}", where="--lengths", fix="e.g. 5"
+        )
+    return tuple(int(v) for v in given)
+
+
 def _sampled_target(target: str, name: str | None) -> Sampled | None:
     """The sampled mechanism a target names (suite name or .py file), if it names one."""
     found = SUITE.get(target)
@@ -110,9 +219,10 @@ def _sampled_target(target: str, name: str | None) -> Sampled | None:
 
 
 def load_subject(
-    target: str,
+    target: Target,
     *,
     claimed: Epsilon | None,
+    noise: float | None = None,
     settings: Mapping[str, str] | None = None,
     neighbours: str | NeighbourRelation | None = None,
     lengths: Sequence[int] | None = None,
@@ -124,47 +234,64 @@ def load_subject(
 ) -> tuple[Subject, Problem | None]:
     """What to test and, for a discrete mechanism, the problem the exact engine can answer.
 
-    ``resolved`` carries an earlier :func:`_sampled_target` answer, so that a
-    mechanism file is not executed twice to find out what it defines.
+    ``resolved`` carries an earlier :func:`as_sampled` answer, so that a
+    mechanism file is not executed twice to find out what it defines.  ``noise``
+    is the ε₀ a sampled mechanism runs with (default: its own stated ε, else
+    the claim): testing a mechanism set up for ε = 1 against a claim of 0.5.
     """
-    mechanism = resolved[0] if resolved is not None else _sampled_target(target, name)
+    mechanism = resolved[0] if resolved is not None else as_sampled(target, name)
     if mechanism is not None:
+        shown = mechanism.name if not isinstance(target, str) else target
         if settings:
             raise SpecError(
-                f"{target} takes no --set parameters",
+                f"{shown} takes no --set parameters",
                 where="--set",
                 fix="the claimed ε₀ sets its noise (--claimed); --set is for built-in examples",
             )
-        if claimed is None:
+        run_at = noise if noise is not None else mechanism.stated_epsilon
+        if run_at is None and claimed is not None:
+            run_at = claimed.value
+        if run_at is None:
             raise SpecError(
-                f"{target} sets its noise from the claimed ε₀",
+                f"{shown} sets its noise from the claimed ε₀",
                 where="--claimed",
-                fix="e.g. --claimed 0.7",
+                fix="e.g. --claimed 0.7 (or --mechanism-epsilon for the noise alone)",
             )
         if all_pairs:
             raise SpecError(
-                f"{target} runs on query vectors of any length; there is no 'every pair'",
+                f"{shown} runs on query vectors of any length; there is no 'every pair'",
                 where="--all-pairs",
                 fix="leave it out, or give pairs with --pair D1;D2",
             )
         relation = parse_neighbours(neighbours) if isinstance(neighbours, str) else neighbours
         subject = subjects.from_sampled(
             mechanism,
-            claimed.value,
+            run_at,
             lengths=lengths,
             pairs=pairs,
             neighbours=relation,
             per_sample=per_sample,
         )
         return subject, None
-    problem = api.load_problem(target, settings=settings, neighbours=neighbours, name=name)
+    problem = api.load_problem(
+        as_target(target), settings=settings, neighbours=neighbours, name=name
+    )
     subject = subjects.from_problem(
         problem, lengths=lengths, pairs=pairs, all_pairs=all_pairs, per_sample=per_sample
     )
     return subject, problem
 
 
-def _claim(claimed: str | float | Epsilon) -> Epsilon:
+def _claim(claimed: str | float | Epsilon | None, sampled: Sampled | None) -> Epsilon:
+    """The claim as given, else the ε a library object states itself."""
+    if claimed is None:
+        if sampled is not None and sampled.stated_epsilon is not None:
+            return Epsilon.parse(sampled.stated_epsilon)
+        raise SpecError(
+            "no claim: give the ε₀ to test",
+            where="--claimed",
+            fix="e.g. --claimed 0.7 (a wrapped library object states its own)",
+        )
     if isinstance(claimed, Epsilon):
         return claimed
     try:
@@ -189,20 +316,21 @@ def _config(claimed: Epsilon | None, options: Options) -> Config:
 
 
 def _subject(
-    target: str,
+    target: Target,
     claim: Epsilon | None,
     options: Options,
-    lengths: Sequence[int] | str | None,
-    pairs: Sequence[tuple[Vector, Vector] | str],
+    lengths: int | Sequence[int] | str | None,
+    pairs: Sequence[Any],
     resolved: tuple[Sampled | None] | None = None,
 ) -> tuple[Subject, Problem | None]:
     return load_subject(
         target,
         claimed=claim,
+        noise=options.mechanism_epsilon,
         settings=options.settings,
         neighbours=options.neighbours,
-        lengths=parse_lengths(lengths) if isinstance(lengths, str) else lengths,
-        pairs=[parse_pair(p) if isinstance(p, str) else p for p in pairs],
+        lengths=as_lengths(lengths),
+        pairs=[as_pair(p) for p in pairs],
         all_pairs=options.all_pairs,
         name=options.name,
         per_sample=options.per_sample,
@@ -217,52 +345,60 @@ def _tester() -> StatisticalEngine:
 
 
 def statistical_test(
-    target: str,
+    target: Target,
     *,
-    claimed: str | float | Epsilon,
-    lengths: Sequence[int] | str | None = None,
-    pairs: Sequence[tuple[Vector, Vector] | str] = (),
+    claimed: str | float | Epsilon | None = None,
+    lengths: int | Sequence[int] | str | None = None,
+    pairs: Sequence[Any] = (),
     options: Options | None = None,
     progress: Progress | None = None,
     **fields: Any,
 ) -> StatReport:
     """p-values over a grid of ε (evidence of violations, never a proof of privacy).
 
-    Options (:class:`~faier.core.options.Options` or their names as keywords):
+    ``target`` is a name, a file, or a mechanism object (:data:`Target`);
+    ``claimed`` defaults to the ε a wrapped library object states.  Pairs are
+    ``"1,1;0,2"`` or two inputs (numbers, lists, tuples, numpy arrays);
+    ``lengths`` an int, a list or ``"5,10"``.  Options
+    (:class:`~faier.core.options.Options` or their names as keywords):
     ``timeout`` (the run ends with what finished; a mechanism that never
-    returns is interrupted), ``epsilons``, ``samples``, ``selection_samples``,
-    ``seed``, ``workers``, ``alpha``, ``thinnings``, ``all_pairs``,
-    ``settings``, ``neighbours``, ``name``, ``per_sample``.
+    returns is interrupted), ``epsilons`` (text or a list of numbers),
+    ``mechanism_epsilon`` (the ε₀ a sampled mechanism runs with, when it is
+    not the claim), ``samples``, ``selection_samples``, ``seed``, ``workers``,
+    ``alpha``, ``thinnings``, ``all_pairs``, ``settings``, ``neighbours``,
+    ``name``, ``per_sample``.
     """
     chosen = Options.parse(options, **fields)
-    claim = _claim(claimed)
+    sampled = as_sampled(target, chosen.name)
+    claim = _claim(claimed, sampled)
     config = _config(claim, chosen)
     with hard_deadline(chosen.timeout):
-        subject, _ = _subject(target, claim, chosen, lengths, pairs)
+        subject, _ = _subject(target, claim, chosen, lengths, pairs, resolved=(sampled,))
         return _tester().test(subject, config, progress)
 
 
 def certify(
-    target: str,
+    target: Target,
     *,
-    claimed: str | float | Epsilon,
-    lengths: Sequence[int] | str | None = None,
-    pairs: Sequence[tuple[Vector, Vector] | str] = (),
+    claimed: str | float | Epsilon | None = None,
+    lengths: int | Sequence[int] | str | None = None,
+    pairs: Sequence[Any] = (),
     options: Options | None = None,
     progress: Progress | None = None,
     **fields: Any,
 ) -> CertifyReport:
     """Test, then compute every candidate's two probabilities exactly: real or spurious."""
     chosen = Options.parse(options, **fields)
-    claim = _claim(claimed)
-    config = _config(claim, chosen)
-    sampled = _sampled_target(target, chosen.name)
+    sampled = as_sampled(target, chosen.name)
     if sampled is not None:
         raise MechanismError(
-            f"{target} has no discrete model, so its probabilities cannot be computed exactly",
+            f"{sampled.name} has no discrete model, so its probabilities cannot be computed "
+            "exactly",
             fix="certify needs a faier mechanism (built-in example or @faier.program); "
             "use 'faier test' or 'faier bound' for sampled mechanisms",
         )
+    claim = _claim(claimed, None)
+    config = _config(claim, chosen)
     with hard_deadline(chosen.timeout):
         subject, problem = _subject(target, claim, chosen, lengths, pairs, resolved=(None,))
         report = _tester().test(subject, config, progress)
@@ -271,11 +407,11 @@ def certify(
 
 
 def bound(
-    target: str,
+    target: Target,
     *,
     claimed: str | float | Epsilon | None = None,
-    lengths: Sequence[int] | str | None = None,
-    pairs: Sequence[tuple[Vector, Vector] | str] = (),
+    lengths: int | Sequence[int] | str | None = None,
+    pairs: Sequence[Any] = (),
     bisection: bool = False,
     precision: float = 1e-3,
     options: Options | None = None,
@@ -294,10 +430,12 @@ def bound(
             fix="e.g. 0.001",
         )
     chosen = Options.parse(options, **fields)
-    claim = None if claimed is None else _claim(claimed)
+    sampled = as_sampled(target, chosen.name)
+    stated = sampled is not None and sampled.stated_epsilon is not None
+    claim = None if claimed is None and not stated else _claim(claimed, sampled)
     config = _config(claim, chosen)
     with hard_deadline(chosen.timeout):
-        subject, problem = _subject(target, claim, chosen, lengths, pairs)
+        subject, problem = _subject(target, claim, chosen, lengths, pairs, resolved=(sampled,))
         report = _tester().test(subject, config, progress)
     if problem is not None and isinstance(problem.mechanism, Interactive):
         longest = max(len(s.value) for s in subject.sides)
@@ -307,10 +445,17 @@ def bound(
 
 __all__ = [
     "SUITE_NAMES",
+    "Target",
+    "as_lengths",
+    "as_pair",
+    "as_sampled",
+    "as_target",
+    "as_vector",
     "bound",
     "certify",
     "load_subject",
     "parse_lengths",
     "parse_pair",
+    "problem_of",
     "statistical_test",
 ]

@@ -22,7 +22,7 @@ from faier.errors import InputError, SpecError
 from faier.model.constraints import ParameterOption
 from faier.model.hmm import MAX_HORIZON
 from faier.model.probability import parse_number
-from faier.privacy.budget import parse_delta
+from faier.privacy.budget import Epsilon, parse_delta
 from faier.privacy.neighbours import NeighbourRelation, parse_neighbours
 
 ARITHMETICS = ("float", "exact")
@@ -142,6 +142,31 @@ def _flag(raw: Any) -> bool:
     return bool(raw)
 
 
+def _epsilon_grid(raw: Any) -> str:
+    """``0:2.2:0.1`` or ``0.5,1`` (read by the tester), or numbers from Python, checked here."""
+    if isinstance(raw, str):
+        return raw
+    values = [raw] if isinstance(raw, int | float) else list(raw)
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, int | float | Fraction):
+            try:
+                value = float(value)
+            except (TypeError, ValueError):
+                raise SpecError(f"{value!r} is not a number", fix="e.g. [0.5, 1.0]") from None
+        if not math.isfinite(value) or value < 0:
+            raise SpecError(f"ε = {value} is not a finite number ≥ 0", fix="e.g. [0.5, 1.0]")
+    if not values:
+        raise SpecError("no ε values given", fix="e.g. [0.5, 1.0]")
+    return ",".join(repr(float(v)) for v in values)
+
+
+def _positive_epsilon(raw: Any) -> float:
+    value = Epsilon.parse(raw).value
+    if not 0 < value < math.inf:
+        raise SpecError(f"must be a finite ε > 0, got {value:g}", fix="e.g. 1.0 or 'ln(3)'")
+    return value
+
+
 def _neighbours(raw: str | NeighbourRelation) -> NeighbourRelation:
     return raw if not isinstance(raw, str) else parse_neighbours(raw)
 
@@ -237,7 +262,13 @@ SPECS: dict[str, OptionSpec] = {
             "epsilons",
             ("--epsilons",),
             "test ε grid: START:STOP:STEP or a comma list",
-            _text,
+            _epsilon_grid,
+        ),
+        OptionSpec(
+            "mechanism_epsilon",
+            ("--mechanism-epsilon",),
+            "the ε₀ a sampled mechanism runs with (sets its noise); default: the claim",
+            _positive_epsilon,
         ),
         OptionSpec(
             "per_sample",
@@ -284,6 +315,7 @@ class Options:
     alpha: float = 0.05
     thinnings: int = 200
     epsilons: str = "0:2.2:0.1"
+    mechanism_epsilon: float | None = None
     per_sample: bool = False
     all_pairs: bool = False
 

@@ -20,10 +20,26 @@ from faier.mechanisms.program import Program, StepProgram
 MECHANISM_TYPES = (Program, StepProgram, Interactive)
 
 
+class _LoadsItself(MechanismError):
+    """A file that runs faier on itself while it is being loaded (no main guard)."""
+
+
+_loading: set[Path] = set()
+"""Files being executed right now: loading one again would recurse without end."""
+
+
 def load_module(path: Path) -> Any:
     """Execute the file as a fresh module; its crash becomes a MechanismError."""
     if not path.is_file():
         raise MechanismError("file not found", where=str(path), fix="check the path")
+    resolved = path.resolve()
+    if resolved in _loading:
+        raise _LoadsItself(
+            "the file runs faier on itself while it is being loaded",
+            where=str(path),
+            fix="put the call under 'if __name__ == \"__main__\":', or pass the mechanism "
+            "object instead of the file",
+        )
     spec = importlib.util.spec_from_file_location(f"faier_user_{abs(hash(str(path)))}", path)
     if spec is None or spec.loader is None:
         raise MechanismError("cannot be imported as a Python module", where=str(path))
@@ -31,9 +47,10 @@ def load_module(path: Path) -> Any:
     sys.modules[spec.name] = module
     folder = str(path.resolve().parent)
     sys.path.insert(0, folder)  # a mechanism file may import helpers next to it
+    _loading.add(resolved)
     try:
         spec.loader.exec_module(module)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _LoadsItself):
         raise
     except BaseException as exc:  # sys.exit(1) (or any BaseException) must not pass for a verdict
         detail = f": {exc}" if str(exc) else ""
@@ -43,6 +60,7 @@ def load_module(path: Path) -> Any:
             fix="fix the error in the file",
         ) from exc
     finally:
+        _loading.discard(resolved)
         sys.modules.pop(spec.name, None)
         if folder in sys.path:
             sys.path.remove(folder)

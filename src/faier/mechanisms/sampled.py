@@ -89,7 +89,21 @@ class Outputs:
     @classmethod
     def from_array(cls, values: npt.ArrayLike, n: int | None = None) -> Outputs:
         """A sampler's array: (n,) one value or (n, L) a list per sample; bools are categories."""
+        if values is None:
+            raise MechanismError(
+                "the sampler returned None",
+                fix="return the n outputs (an array of shape (n,) or (n, L), or a list of n)",
+            )
+        if isinstance(values, list | tuple) and _ragged(values):
+            if n is not None and len(values) != n:
+                raise MechanismError(
+                    f"a vectorised sampler must return n = {n} outputs, got {len(values)}",
+                    fix="return one row per sample",
+                )
+            return cls.from_values(list(values))
         array = np.asarray(values)
+        if array.dtype == object and array.ndim == 1:
+            return cls.from_values(list(array))
         if array.ndim not in (1, 2) or (n is not None and array.shape[0] != n):
             raise MechanismError(
                 f"a vectorised sampler must return shape (n,) or (n, L) with n = {n}, "
@@ -176,6 +190,12 @@ class Outputs:
 
 def _slot(item: Any, categories: dict[Hashable, int], sample: int) -> tuple[int, float]:
     """(code, number) of one output slot; categories get provisional codes."""
+    if item is None:
+        raise MechanismError(
+            f"the mechanism returned None in sample {sample}",
+            fix="return the output (a number, bool, string or a list of them); "
+            "is a 'return' missing?",
+        )
     if isinstance(item, bool | np.bool_):
         item = bool(item)
     elif isinstance(item, int | float | np.integer | np.floating):
@@ -198,6 +218,19 @@ def _slot(item: Any, categories: dict[Hashable, int], sample: int) -> tuple[int,
             fix="return numbers, bools, strings or flat lists of them",
         ) from None
     return categories.setdefault(item, len(categories)), math.nan
+
+
+def _ragged(values: Sequence[Any]) -> bool:
+    """Rows of different lengths, or rows mixing lists and single values."""
+    shapes = {len(v) if isinstance(v, list | tuple | np.ndarray) else -1 for v in values}
+    return len(shapes) > 1
+
+
+def query_array(values: Sequence[int | float]) -> npt.NDArray[Any]:
+    """Query answers as the mechanism receives them: integers stay integers (int64)."""
+    if all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in values):
+        return np.asarray(values, dtype=np.int64)
+    return np.asarray(values, dtype=np.float64)
 
 
 def concat(parts: Sequence[Outputs]) -> Outputs:
@@ -246,7 +279,8 @@ class Argument:
             )
 
 
-Queries = npt.NDArray[np.float64]
+Queries = npt.NDArray[Any]
+"""Query answers: int64 when every answer is a whole number (as printed), else float64."""
 VectorSampler = Callable[..., Any]
 ScalarMechanism = Callable[..., Any]
 
@@ -262,6 +296,11 @@ class Sampled:
     sensitivity: int = 1
     arguments: tuple[Argument, ...] = ()
     doc: str = ""
+    stated_epsilon: float | None = None
+    """The ε the mechanism states itself (a library object configured at ε): the
+    default claim, and its noise does not depend on the ε faier passes."""
+    lengths: tuple[int, ...] | None = None
+    """Input lengths to test when none are asked for (1 for a mechanism on one number)."""
 
     def __post_init__(self) -> None:
         if self.vectorised is None and self.reference is None:
@@ -295,7 +334,7 @@ class Sampled:
         if self.reference is None:
             raise MechanismError(f"mechanism {self.name!r} has no scalar definition")
         run = self.reference
-        values = list(queries.tolist())
+        values = list(queries.tolist())  # Python ints stay ints, floats floats
         keywords = dict(args)
         return Outputs.from_values(
             guarded(self.name, lambda: [run(values, epsilon, rng, **keywords) for _ in range(n)])

@@ -10,16 +10,30 @@ from __future__ import annotations
 import itertools
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from faier.errors import SpecError
 
 
-def _as_vector(x: Hashable) -> tuple[int, ...]:
-    if isinstance(x, int) and not isinstance(x, bool):
-        return (x,)
-    if isinstance(x, tuple) and all(isinstance(v, int) for v in x):
+def _is_answer(v: object) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _as_vector(x: Hashable) -> tuple[int | float, ...]:
+    if _is_answer(x):
+        return (x,)  # type: ignore[return-value]
+    if isinstance(x, tuple) and all(_is_answer(v) for v in x):
         return x
-    raise SpecError(f"input {x!r} is not a query-answer vector", fix="use explicit pairs")
+    raise SpecError(
+        f"input {x!r} is not a query-answer vector (a tuple of numbers)", fix="use explicit pairs"
+    )
+
+
+def _gap(a: int | float, b: int | float) -> int | Fraction:
+    """|a − b|, exact: a float counts as the decimal it prints as (1.3 − 0.3 is 1)."""
+    if isinstance(a, int) and isinstance(b, int):
+        return abs(a - b)
+    return abs(Fraction(repr(a)) - Fraction(repr(b)))
 
 
 @dataclass(frozen=True)
@@ -33,7 +47,7 @@ class EveryQuery:
         return (
             len(u) == len(v)
             and u != v
-            and all(abs(a - b) <= self.delta for a, b in zip(u, v, strict=True))
+            and all(_gap(a, b) <= self.delta for a, b in zip(u, v, strict=True))
         )
 
     def describe(self) -> str:
@@ -50,7 +64,7 @@ class OneQuery:
         u, v = _as_vector(x), _as_vector(y)
         if len(u) != len(v):
             return False
-        moved = [abs(a - b) for a, b in zip(u, v, strict=True) if a != b]
+        moved = [_gap(a, b) for a, b in zip(u, v, strict=True) if a != b]
         return len(moved) == 1 and moved[0] <= self.delta
 
     def describe(self) -> str:
@@ -116,7 +130,9 @@ def neighbour_pairs(
                 yield x, y
 
 
-def _shifts(x: tuple[int, ...], relation: EveryQuery | OneQuery) -> Iterator[tuple[int, ...]]:
+def _shifts(
+    x: tuple[int | float, ...], relation: EveryQuery | OneQuery
+) -> Iterator[tuple[int | float, ...]]:
     """Vectors related to x, generated directly instead of testing all pairs."""
     d = relation.delta
     if isinstance(relation, OneQuery):

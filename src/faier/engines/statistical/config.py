@@ -105,3 +105,8 @@ class Config:
             )
         if not self.epsilons:
             raise SpecError("no ε values to test", where="--epsilons", fix="e.g. 0:2.2:0.1")
+        for point in self.epsilons:
+            if not math.isfinite(point) or point < 0:
+                raise SpecError(
+                    f"ε = {point} is not a finite number ≥ 0", where="--epsilons", fix="e.g. 0.5,1"
+                )

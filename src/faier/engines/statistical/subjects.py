@@ -32,7 +32,7 @@ from faier.engines.statistical.symbolic import NoiseFree, Trace
 from faier.errors import BudgetExceeded, MechanismError, SpecError
 from faier.mechanisms.interactive import Interactive
 from faier.mechanisms.program import Program, StepProgram
-from faier.mechanisms.sampled import Outputs, Sampled
+from faier.mechanisms.sampled import Outputs, Sampled, query_array
 from faier.model.distribution import Distribution
 from faier.model.hmm import HMM
 from faier.model.values import show_input
@@ -93,13 +93,13 @@ class SampledDraw:
     """A sampled mechanism on one input (vectorised, or one run per sample)."""
 
     mechanism: Sampled
-    queries: tuple[float, ...]
+    queries: tuple[int | float, ...]
     epsilon: float
     args: Args
     each: bool = False
 
     def draw(self, n: int, rng: np.random.Generator) -> Outputs:
-        queries = np.asarray(self.queries, dtype=np.float64)
+        queries = query_array(self.queries)
         if self.each:
             return self.mechanism.sample_each(queries, self.epsilon, n, rng, self.args)
         return self.mechanism.sample(queries, self.epsilon, n, rng, self.args)
@@ -489,7 +489,8 @@ def from_sampled(
         check_pairs(pairs, relation)
         candidates = _both_orders([(tuple(a), tuple(b), "given") for a, b in pairs])
     else:
-        candidates = _both_orders(_pattern_pairs(lengths or DEFAULT_LENGTHS, relation))
+        chosen = lengths or mechanism.lengths or DEFAULT_LENGTHS
+        candidates = _both_orders(_pattern_pairs(chosen, relation))
     delta, _ = _delta(relation)
     sides = _Sides()
     ordered: list[Pair] = []
@@ -505,21 +506,52 @@ def from_sampled(
             right = sides.add(b, Side(b, show_input(b), choice.args))
             ordered.append(Pair(left, right, name))
     draws = tuple(
-        SampledDraw(mechanism, tuple(float(v) for v in s.value), epsilon, s.args, per_sample)
-        for s in sides.sides
+        SampledDraw(mechanism, tuple(s.value), epsilon, s.args, per_sample) for s in sides.sides
     )
     references = tuple(_noise_free(mechanism, s, epsilon) for s in sides.sides)
     each = per_sample or mechanism.vectorised is None
+    notes = () if reproducible(sides.sides[0], draws[0]) else (NOT_REPRODUCIBLE,)
     return Subject(
         mechanism.name,
         mechanism.doc or mechanism.name,
-        f"differential privacy, neighbours: {relation.describe()}, claimed ε₀ = {epsilon:g}",
+        f"differential privacy, neighbours: {relation.describe()}, "
+        + _noise_setting(mechanism, epsilon),
         tuple(sides.sides),
         tuple(ordered),
         draws,
         references,
         "one run of the scalar definition per sample" if each else "vectorised sampler",
         ", ".join(sorted(methods)),
+        notes=notes,
+    )
+
+
+def _noise_setting(mechanism: Sampled, epsilon: float) -> str:
+    if mechanism.stated_epsilon is not None:
+        return f"noise as configured (the object states ε = {mechanism.stated_epsilon:g})"
+    return f"noise set for ε₀ = {epsilon:g}"
+
+
+NOT_REPRODUCIBLE = (
+    "two runs with one seed gave different outputs: the mechanism draws from a random "
+    "source of its own, not only from the generator faier passes, so --seed does not "
+    "reproduce this run"
+)
+PROBE = 64
+"""Runs per probe of :func:`reproducible`."""
+
+
+def reproducible(side: Side, draw: Draw) -> bool:
+    """Whether two draws from equally seeded generators agree (a library's own RNG does not)."""
+    try:
+        first, second = (draw.draw(PROBE, np.random.default_rng(12345)) for _ in range(2))
+    except MechanismError as exc:
+        raise exc.located(f"input {side.show()}") from exc.__cause__
+    return (
+        first.categories == second.categories
+        and first.codes.shape == second.codes.shape
+        and bool(np.array_equal(first.codes, second.codes))
+        and bool(np.array_equal(first.numbers, second.numbers, equal_nan=True))
     )
 
 

@@ -1,0 +1,69 @@
+"""Real DP libraries' mechanisms as black boxes for the statistical tester.
+
+* :func:`from_opendp` wraps an OpenDP measurement (``make_laplace``,
+  ``make_geometric``, ``make_noisy_max``, ...);
+* :func:`from_diffprivlib` wraps a diffprivlib mechanism (``Laplace``,
+  ``Geometric``, ``Exponential``, ``Snapping``, ...).
+
+Each returns a :class:`~faier.mechanisms.sampled.Sampled` whose
+``stated_epsilon`` is the ε the library object itself states (OpenDP's privacy
+map at ``d_in``, diffprivlib's ``epsilon``): the default claim of
+``faier.testing.statistical_test`` and ``faier.assert_private``.  The library
+is imported only when an object of it is wrapped (extras ``opendp`` and
+``diffprivlib``).  :func:`wrap` is what the tester calls on an object it does
+not know: it recognises both libraries by the object's module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from faier.adapters.common import Query
+from faier.mechanisms.sampled import Sampled
+
+
+def from_opendp(
+    measurement: Any,
+    *,
+    d_in: float = 1,
+    query: Query | None = None,
+    neighbours: str | None = None,
+    lengths: tuple[int, ...] | None = None,
+    name: str | None = None,
+) -> Sampled:
+    """An OpenDP measurement (pure ε, ``max_divergence``) as a black box; see the module."""
+    from faier.adapters.opendp_measurement import wrap_measurement
+
+    return wrap_measurement(
+        measurement, d_in=d_in, query=query, neighbours=neighbours, lengths=lengths, name=name
+    )
+
+
+def from_diffprivlib(
+    mechanism: Any,
+    *,
+    query: Query | None = None,
+    neighbours: str | None = None,
+    lengths: tuple[int, ...] | None = None,
+    name: str | None = None,
+    seeded: bool = True,
+) -> Sampled:
+    """A diffprivlib mechanism as a black box; see the module."""
+    from faier.adapters.diffprivlib_mechanism import wrap_mechanism
+
+    return wrap_mechanism(
+        mechanism, query=query, neighbours=neighbours, lengths=lengths, name=name, seeded=seeded
+    )
+
+
+def wrap(obj: Any) -> Sampled | None:
+    """``obj`` wrapped with its library's defaults, or None when no adapter knows it."""
+    module = type(obj).__module__.split(".")[0]
+    if module == "opendp":
+        return from_opendp(obj)
+    if module == "diffprivlib":
+        return from_diffprivlib(obj)
+    return None
+
+
+__all__ = ["from_diffprivlib", "from_opendp", "wrap"]

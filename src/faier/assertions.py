@@ -1,0 +1,422 @@
+"""``faier.assert_private``: one assertion for a DP library's tests, exact where it can be.
+
+>>> import faier
+>>> faier.assert_private("noisy-max", epsilon="ln(288/73)", settings={"n": "5", "ties": "uniform"})
+Assurance(verdict='holds', method='exact', epsilon='ln(288/73)', p_value=None, seed=None)
+
+How it decides (``method``):
+
+* ``"exact"``: the exact engine, or the SMT engine for unknown parameters,
+  through the engine registry and :func:`faier.verify`.  Passes only with a
+  proof; fails with an exactly recomputed witness.
+* ``"certified"``: the continuous-noise engine (registry name
+  ``certified``), for faier programs with Laplace or Gaussian noise;
+  bad input naming the fix when this faier has no such engine.
+* ``"statistical"``: StatDP's test at the claimed ε (``faier test``).  It
+  fails when p ≤ α/2: the reported p-value is a mean over binomial
+  thinnings, valid at level 2α (docs/TESTING.md), so a mechanism that *is*
+  ε-DP fails with probability at most α (:data:`DEFAULT_ALPHA` = 0.01).  A
+  pass means "no evidence against the claim", never a proof.
+* ``"auto"``: exact (or SMT) when an engine accepts the mechanism, else
+  certified when that engine accepts it, else statistical; the message and
+  the returned :class:`Assurance` say which.
+
+A failure is an ``AssertionError`` whose message shows the verdict, ε*, and
+the witness in the mechanism's own terms (both inputs, the output or event,
+both probabilities, exact or counted), and for a statistical check the
+p-value and the seed that replays it.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from faier.errors import SpecError
+
+METHODS = ("auto", "exact", "certified", "statistical")
+DEFAULT_ALPHA = 0.01
+"""Largest chance that a statistical assertion fails for a mechanism that keeps its claim."""
+DEFAULT_SAMPLES = 50_000
+"""Test runs per input of a statistical assertion (event selection takes a fifth of that)."""
+EXACT_ENGINES = ("exact", "smt")
+CERTIFIED = "certified"
+
+
+@dataclass(frozen=True)
+class Assurance:
+    """What a passing assertion established: a proof (``holds``) or no evidence against it."""
+
+    verdict: str
+    method: str
+    epsilon: str
+    p_value: float | None = None
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A failed statistical assertion, kept so that the pytest plugin can print its seed."""
+
+    target: str
+    seed: int
+    p_value: float
+    reproducible: bool
+
+
+failures: list[Failure] = []
+"""Failed statistical assertions of this process, in order (read by the pytest plugin)."""
+
+
+def assert_private(
+    mechanism: Any,
+    epsilon: str | float | None = None,
+    *,
+    delta: str | float | None = None,
+    neighbours: Any = None,
+    inputs: Sequence[Any] | None = None,
+    method: str = "auto",
+    seed: int | None = None,
+    samples: int | None = None,
+    alpha: float = DEFAULT_ALPHA,
+    mechanism_epsilon: str | float | None = None,
+    settings: Mapping[str, object] | None = None,
+    name: str | None = None,
+    horizon: int | None = None,
+    timeout: float | None = None,
+    workers: int = 1,
+) -> Assurance:
+    """Assert that ``mechanism`` is ε-DP ((ε, δ)-DP with ``delta``); see the module.
+
+    ``mechanism``: a faier program or ``Problem``, a built-in example name, a
+    ``.py``/model file, a sampled mechanism (``faier.mechanisms.sampled``) or
+    a library object (``faier.adapters``).  ``epsilon`` defaults to the ε a
+    wrapped library object states.  ``inputs``: the pairs (D1, D2) to
+    compare, as numbers, lists or numpy arrays (default: every neighbour pair
+    for exact checks, StatDP's patterns for statistical ones).
+    ``mechanism_epsilon``: the ε₀ a sampled mechanism runs with when it is
+    not the claim.  ``samples`` and ``seed`` are for statistical checks.
+    """
+    from faier import testing
+
+    if method not in METHODS:
+        raise SpecError(f"unknown method {method!r}", where="method", fix=f"one of {METHODS}")
+    if not 0 < alpha < 1:
+        raise SpecError(f"α must lie in (0, 1), got {alpha}", where="alpha", fix="e.g. 0.01")
+    sampled = testing.as_sampled(mechanism, name)
+    claim = _claim(epsilon, sampled)
+    pairs = [testing.as_pair(p, "inputs") for p in inputs] if inputs is not None else None
+    common: dict[str, Any] = {"settings": settings, "neighbours": neighbours, "name": name}
+    if sampled is not None:
+        if method in ("exact", "certified"):
+            raise SpecError(
+                f"{sampled.name} can only be run, not computed: it has no discrete model",
+                where=f"method={method!r}",
+                fix="use method='statistical' (or 'auto'), or write it as a faier program",
+            )
+        return _statistical(
+            sampled,
+            claim,
+            delta,
+            pairs,
+            seed,
+            samples,
+            alpha,
+            mechanism_epsilon,
+            workers,
+            timeout,
+            common,
+        )
+    from faier import api
+
+    problem = api.load_problem(testing.as_target(mechanism), horizon=horizon, **common)
+    if pairs is not None:
+        problem = _restricted(problem, pairs)
+    engine, reasons = _engine(problem, method, delta, timeout)
+    if engine is None:
+        if method != "auto" and method != "statistical":
+            raise SpecError(
+                f"faier cannot decide {problem.name} with method {method!r}: {'; '.join(reasons)}",
+                where=f"method={method!r}",
+                fix="use method='auto' or 'statistical'",
+            )
+        return _statistical(
+            problem,
+            claim,
+            delta,
+            pairs,
+            seed,
+            samples,
+            alpha,
+            mechanism_epsilon,
+            workers,
+            timeout,
+            {**common, "settings": None, "neighbours": None, "name": None},
+        )
+    result = api.verify(problem, claim, engine=engine, delta=delta, timeout=timeout)
+    return _decided(result, engine, str(claim))
+
+
+def _claim(epsilon: str | float | None, sampled: Any) -> Any:
+    from faier.privacy.budget import Epsilon
+
+    if epsilon is None:
+        stated = getattr(sampled, "stated_epsilon", None)
+        if stated is None:
+            raise SpecError(
+                "no ε to assert",
+                where="epsilon",
+                fix="pass epsilon=… (a wrapped library object states its own)",
+            )
+        return Epsilon.parse(stated)
+    try:
+        return Epsilon.parse(epsilon)
+    except SpecError as exc:
+        raise exc.located("epsilon") from None
+
+
+def _restricted(problem: Any, pairs: list[tuple[Any, Any]]) -> Any:
+    """The problem with DP over the given pairs only (both orders)."""
+    from faier.core.problem import Problem
+    from faier.mechanisms.interactive import Interactive
+    from faier.model.values import show_input
+    from faier.privacy.neighbours import ExplicitPairs
+    from faier.privacy.specs import DifferentialPrivacy
+
+    mechanism = problem.mechanism
+    if isinstance(mechanism, Interactive) or not isinstance(problem.privacy, DifferentialPrivacy):
+        raise SpecError(
+            f"inputs= picks neighbour pairs of a one-shot DP mechanism; {problem.name} is not",
+            where="inputs",
+            fix="leave inputs out",
+        )
+    known: set[Hashable] = set(mechanism.inputs.values)
+
+    def fit(vector: tuple[Any, ...]) -> Hashable:
+        if vector in known:
+            return vector
+        if len(vector) == 1 and vector[0] in known:
+            single: Hashable = vector[0]
+            return single
+        raise SpecError(
+            f"{show_input(vector)} is not an input of {problem.name}",
+            where="inputs",
+            fix=f"inputs are {mechanism.inputs.description}",
+        )
+
+    explicit = ExplicitPairs(tuple((fit(a), fit(b)) for a, b in pairs))
+    return Problem(
+        problem.name, mechanism, DifferentialPrivacy(explicit), problem.horizon, problem.title
+    )
+
+
+def certified_engine() -> Any:
+    """The continuous-noise engine from the registry; bad input if this faier has none."""
+    from faier.core import engine as registry
+
+    missing = SpecError(
+        "the certified engine (continuous noise, exact to certified bounds) is not available "
+        "in this faier",
+        where="method='certified'",
+        fix="use method='exact' for discrete mechanisms or 'statistical' for sampled ones",
+    )
+    if CERTIFIED not in registry.names():
+        raise missing
+    try:
+        return registry.get(CERTIFIED)
+    except (ImportError, AttributeError):
+        raise missing from None
+
+
+def _engine(
+    problem: Any, method: str, delta: str | float | None, timeout: float | None
+) -> tuple[str | None, list[str]]:
+    """The engine that decides the problem under ``method``, or None and the refusals."""
+    from faier.core import engine as registry
+    from faier.core.options import Options
+
+    if method == "statistical":
+        return None, []
+    options = Options.parse(delta=delta, timeout=timeout)
+    names: tuple[str, ...] = EXACT_ENGINES if method in ("auto", "exact") else ()
+    reasons: list[str] = []
+    for engine_name in names:
+        refusal = registry.get(engine_name).refusal(problem, options, "verify")
+        if refusal is None:
+            return engine_name, []
+        reasons.append(f"{engine_name}: {refusal.reason}")
+    if method in ("auto", "certified"):
+        try:
+            engine = certified_engine()
+        except SpecError:
+            if method == "certified":
+                raise
+            return None, reasons
+        refusal = engine.refusal(problem, options, "verify")
+        if refusal is None:
+            return CERTIFIED, []
+        reasons.append(f"{CERTIFIED}: {refusal.reason}")
+    return None, reasons
+
+
+def _decided(result: Any, engine: str, claim: str) -> Assurance:
+    from faier.results import Verdict
+
+    if result.verdict is Verdict.HOLDS:
+        return Assurance("holds", engine, claim)
+    raise AssertionError(exact_message(result, engine))
+
+
+def exact_message(result: Any, engine: str) -> str:
+    """The failure message of an exact (or certified) check: verdict, ε*, witness, method."""
+    from faier.results import Verdict
+
+    claim = f"ε = {result.epsilon}" + (f", δ = {result.delta}" if result.delta else "")
+    violated = result.verdict is Verdict.VIOLATED
+    head = (
+        f"{result.target} is not {claim} private: violated ({engine})"
+        if violated
+        else f"{result.target}: could not establish {claim} ({engine}): unknown"
+    )
+    rows: list[tuple[str, str]] = [("privacy", result.privacy), ("claim", claim)]
+    enclosure = getattr(result, "enclosure", None)
+    if result.epsilon_star is not None:
+        rows.append(("ε*", result.epsilon_star.show()))
+    elif enclosure is not None:
+        rows.append(("ε*", enclosure.show()))
+    elif result.lower_bound is not None:
+        rows.append(("ε*", f"≥ {result.lower_bound.show()} (lower bound)"))
+    if result.delta_star is not None:
+        rows.append(("δ(ε)", f"{result.delta_star} ≈ {float(result.delta_star):.4g}"))
+    witness = result.witness
+    certified = getattr(result, "certified_witness", None)
+    if witness is not None:
+        left, right = (
+            (_shown(witness.left_value), _shown(witness.right_value))
+            if witness.left_value is not None
+            else (witness.left, witness.right)
+        )
+        lines = [
+            f"inputs: {left}  vs  {right}",
+            f"output: {witness.show_output()}",
+            f"Pr[output | {left}] = {witness.p}",
+            f"Pr[output | {right}] = {witness.q}",
+            f"ratio = {witness.loss.ratio}" if witness.q else "ratio = ∞",
+        ]
+        rows.extend(("witness" if i == 0 else "", line) for i, line in enumerate(lines))
+    elif certified is not None:
+        rows.extend(("witness" if i == 0 else "", line) for i, line in enumerate(certified.lines()))
+    if result.reason:
+        rows.append(("reason", result.reason))
+    rows.append(("method", result.method))
+    return _table(head, rows)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(_shown(v) for v in value) + "]"
+    return str(value)
+
+
+def _table(head: str, rows: Sequence[tuple[str, str]]) -> str:
+    width = max(len(key) for key, _ in rows)
+    return "\n".join([head, *(f"  {key:<{width}}  {value}" for key, value in rows)])
+
+
+def _statistical(
+    target: Any,
+    claim: Any,
+    delta: str | float | None,
+    pairs: list[tuple[Any, Any]] | None,
+    seed: int | None,
+    samples: int | None,
+    alpha: float,
+    mechanism_epsilon: str | float | None,
+    workers: int,
+    timeout: float | None,
+    common: dict[str, Any],
+) -> Assurance:
+    """StatDP's test at the claimed ε; fails when p ≤ α/2 (the thinned mean is valid at 2α)."""
+    from faier import testing
+    from faier.engines.statistical.subjects import NOT_REPRODUCIBLE
+    from faier.privacy.budget import parse_delta
+
+    if delta is not None and parse_delta(delta) != 0:
+        raise SpecError(
+            "the statistical tester checks pure ε-DP, not (ε, δ)",
+            where="delta",
+            fix="leave delta out, or use an exact method on a discrete mechanism",
+        )
+    chosen_seed = seed if seed is not None else secrets.randbelow(2**32)
+    runs = samples if samples is not None else DEFAULT_SAMPLES
+    report = testing.statistical_test(
+        target,
+        claimed=claim,
+        pairs=pairs or (),
+        epsilons=[claim.value],
+        samples=runs,
+        selection_samples=max(2, runs // 5),
+        seed=chosen_seed,
+        workers=workers,
+        alpha=alpha,
+        timeout=timeout,
+        mechanism_epsilon=mechanism_epsilon,
+        **{k: v for k, v in common.items() if v is not None},
+    )
+    reproducible = NOT_REPRODUCIBLE not in report.notes
+    point = report.points[0] if report.points else None
+    if point is None:
+        raise AssertionError(
+            f"{report.target}: the statistical test did not finish ({report.interrupted})"
+        )
+    if point.p_value > alpha / 2:
+        return Assurance(
+            "no evidence against", "statistical", claim.text, point.p_value, chosen_seed
+        )
+    failures.append(Failure(report.target, chosen_seed, point.p_value, reproducible))
+    raise AssertionError(statistical_message(report, claim.text, alpha, chosen_seed, reproducible))
+
+
+def statistical_message(
+    report: Any, claim: str, alpha: float, seed: int, reproducible: bool
+) -> str:
+    """The failure message of a statistical check: p-value, candidate, counts, seed."""
+    point = report.points[0]
+    candidate = point.candidate
+    n = point.samples
+    c1, c2 = point.counts
+    left, right = candidate.left.show(), candidate.right.show()
+    head = (
+        f"{report.target} is not ε = {claim} private: statistical evidence, "
+        f"p = {point.p_value:.3g} ≤ α/2 = {alpha / 2:g}"
+    )
+    rows: list[tuple[str, str]] = [
+        ("privacy", report.privacy),
+        ("claim", f"ε = {claim}"),
+    ]
+    interval = report.interval
+    if interval is not None and math.isfinite(interval.low):
+        where = interval.candidate
+        rows.append(
+            (
+                "ε*",
+                f"≥ {interval.lower_bound:.4g} ({interval.confidence:.0%} interval "
+                f"[{interval.low:.4g}, {interval.high:.4g}] for {where.event.describe()} "
+                f"on {where.left.show()} vs {where.right.show()})",
+            )
+        )
+    rows += [
+        ("witness", f"inputs: {left}  vs  {right}"),
+        ("", f"output: {candidate.event.describe()}"),
+        ("", f"Pr[output | {left}] ≈ {c1}/{n} = {c1 / n:.4g}"),
+        ("", f"Pr[output | {right}] ≈ {c2}/{n} = {c2 / n:.4g}"),
+        ("", f"ratio ≈ {c1 / c2:.4g} > e^ε = {math.exp(point.epsilon):.4g}" if c2 else "ratio ≈ ∞"),
+        ("method", f"{report.method}; {n} runs per input, α = {alpha:g}"),
+        ("seed", f"{seed} (replay: seed={seed}, or pytest --faier-seed {seed})"),
+    ]
+    if not reproducible:
+        rows.append(("note", "the mechanism has its own random source: the seed cannot replay it"))
+    return _table(head, rows)
