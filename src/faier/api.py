@@ -262,6 +262,18 @@ def problem_from_model_file(
             hmm = hmm.instantiate(values)
         except InputError as exc:
             raise exc.located(model.source) from None
+    if model.data is not None:
+        from faier.privacy.datafile import data_privacy
+
+        declared_parameters = tuple(
+            Parameter(p.name, domains.get(p.name, p.domain), values.get(p.name))
+            for p in model.hmm.parameters
+        )
+        data = data_privacy(
+            model.data, source=model.source, parameters=declared_parameters, states=hmm.states
+        )
+        title = model.description or model.name
+        return Problem(model.name, hmm, data, model.horizon, title)
     if not model.pairs:
         raise ModelError(
             "the model lists no pairs to compare",

@@ -86,7 +86,7 @@ INVALID = [
         variant(("transition", {})),
         "model.yaml: unknown key 'transition' (did you mean 'transitions'? keys are name, "
         "description, parameters, states, observations, transitions, emissions, initial, "
-        "pairs, horizon)",
+        "pairs, horizon, data)",
         id="unknown-key",
     ),
     pytest.param(variant(("states", DELETE)), "model.yaml: missing 'states'", id="no-states"),

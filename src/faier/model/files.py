@@ -53,6 +53,7 @@ KEYS = (
     "initial",
     "pairs",
     "horizon",
+    "data",
 )
 """The top-level keys a model file may use, in the order :func:`save_hmm_file` writes them."""
 
@@ -76,6 +77,8 @@ class HMMFile:
     horizon: int | None
     description: str = ""
     source: str = field(default="", compare=False)
+    data: Mapping[str, object] | None = field(default=None, hash=False)
+    """A ``data:`` section (a correlated prior, read by :mod:`faier.privacy.datafile`)."""
 
     def __post_init__(self) -> None:
         where = self.source or self.name
@@ -166,6 +169,7 @@ def parse_hmm_document(document: object, *, source: str) -> HMMFile:
         horizon=reader.horizon(doc.get("horizon")),
         description=reader.text(doc.get("description"), "description", default=""),
         source=source,
+        data=reader.data(doc.get("data")),
     )
 
 
@@ -597,6 +601,13 @@ class _Reader:
             out.append((left, right))
         return tuple(out)
 
+    def data(self, value: object) -> Mapping[str, object] | None:
+        """Kept as written; the privacy layer reads it (it needs the parameters' values)."""
+        if value is None:
+            return None
+        section = self.mapping(value, "data", "records, a model, query and pairs")
+        return {str(k): v for k, v in section.items()}
+
     def horizon(self, value: object) -> int | None:
         if value is None:
             return None
@@ -667,6 +678,8 @@ def hmm_document(model: HMMFile) -> dict[str, object]:
         doc["pairs"] = [list(pair) for pair in model.pairs]
     if model.horizon is not None:
         doc["horizon"] = model.horizon
+    if model.data is not None:
+        doc["data"] = dict(model.data)
     return doc
 
 
