@@ -93,6 +93,17 @@ def exceeds(x: Ball, y: Ball) -> bool | None:
     return None
 
 
+def smaller(x: Ball, y: Ball) -> Ball:
+    """min(x, y) as a ball (undecided if either is)."""
+    if x is UNDECIDED or y is UNDECIDED:
+        return UNDECIDED
+    if x is INFINITE:
+        return y
+    if y is INFINITE:
+        return x
+    return x.min(y)
+
+
 def of_loss(value: Fraction | None) -> Ball:
     """An exact loss (None: infinite) as a ball at the current precision."""
     return INFINITE if value is None else ball(value)

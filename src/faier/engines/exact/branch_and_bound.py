@@ -30,6 +30,7 @@ from faier.engines.exact.incumbents import seed_incumbents
 from faier.engines.exact.pruning import (
     Key,
     SearchCounts,
+    gain_bounds,
     growth_bounds,
     incumbents,
     normalised_key,
@@ -172,10 +173,11 @@ def merged_search(
                 seed_incumbents(system, horizon, start, extend_all, _best_of)
     best = incumbents(state)
     growth = growth_bounds(system, horizon)
+    gains = gain_bounds(system, horizon)
 
     def keep(a: SparseVector, b: SparseVector, depth: int) -> bool:
         for k in range(depth + 1, horizon + 1):
-            bound = ratio_bound(a, b, growth[k - depth])
+            bound = ratio_bound(a, b, growth[k - depth], gains[k - depth])
             incumbent = best[k]
             if incumbent is None or bound.exceeds(incumbent):
                 return True

@@ -59,6 +59,7 @@ from faier.engines.exact.integer_vectors import (
 )
 from faier.engines.exact.pruning import (
     SearchCounts,
+    gain_bounds,
     growth_bounds,
     incumbents,
     ratio_bound,
@@ -298,26 +299,41 @@ class _ChildLoss:
 
 
 class _Bound:
-    """A child's pruning bound max_s a(s)/b(s)·B_j(s) for j more steps, as a decision operand."""
+    """A child's pruning bound for j more steps, as a decision operand.
+
+    max_s a(s)/b(s)·B_j(s), or |a|/|b|·κ^j where that is smaller (``gain``).
+    """
 
     def __init__(
-        self, exact: _Exact, depth: int, index: int, growth: list[Loss], guess: float, eta: float
+        self,
+        exact: _Exact,
+        depth: int,
+        index: int,
+        growth: list[Loss],
+        gain: Loss | None,
+        guess: float,
+        eta: float,
     ) -> None:
-        self.exact_vectors, self.depth, self.index, self.growth = exact, depth, index, growth
+        self.exact_vectors, self.depth, self.index = exact, depth, index
+        self.growth, self.gain = growth, gain
         self.guess, self.eta = guess, eta
         self.balls: dict[int, balls.Ball] = {}
 
     def ball(self, bits: int) -> balls.Ball:
         if bits not in self.balls:
             a, b = self.exact_vectors.ball_vectors(self.depth, self.index, bits)
-            self.balls[bits] = _ball_bound(a.entries(), b.entries(), self.growth)
+            bound = _ball_bound(a.entries(), b.entries(), self.growth)
+            if self.gain is not None and self.gain.ratio is not None:
+                scaled = balls.ratio(balls.mass(a), balls.mass(b), self.gain.ratio)
+                bound = balls.smaller(bound, scaled)
+            self.balls[bits] = bound
             if len(self.balls) == 1:
                 _audit_ball(self.guess, self.balls[bits], self.eta)
         return self.balls[bits]
 
     def exact(self) -> Loss:
         a, b = self.exact_vectors.sparse(self.depth, self.index)
-        bound = ratio_bound(a, b, self.growth)
+        bound = ratio_bound(a, b, self.growth, self.gain)
         _audit(self.guess, _log_loss(bound), self.eta)
         _check_balls(bound, self.balls)
         return bound
@@ -479,6 +495,14 @@ class _FloatPass:
         self.system, self.comparisons, self.horizon = system, comparisons, horizon
         self.budget, self.state, self.floats, self.growth = budget, state, floats, growth
         self.log_growth = _log_growth(growth)
+        self.gains = gain_bounds(system, horizon)
+        self.gains_finite = not self.gains[-1].infinite
+        kappa = self.gains[1].ratio if horizon and self.gains_finite else None
+        log_kappa = 0.0 if kappa is None else _log(kappa)
+        steps = np.arange(horizon + 1, dtype=np.float64)
+        self.log_gain: Floats = steps * log_kappa
+        self.gain_error: Floats = 4 * UNIT_ROUNDOFF * (steps * abs(log_kappa) + 1)
+        """Bound on the float error of j·log κ (two logs within an ulp, one product)."""
 
     def _start(self) -> tuple[_Level, Indices]:
         n, comparisons = self.system.size, self.comparisons
@@ -576,9 +600,7 @@ class _FloatPass:
             if beam is not None:
                 frontier = np.sort(np.argsort(-child.log_ratio, kind="stable")[:beam])
             else:
-                survivors = _prune(
-                    exact, self.growth, self.log_growth, child, depth, horizon, state, counts, eta
-                )
+                survivors = _prune(self, exact, child, depth, state, counts, eta)
                 frontier = _merge(exact, child, depth, survivors, counts)
             exact.forget_below(depth)
             counts.frontier = len(frontier)
@@ -635,38 +657,40 @@ def _record(
 
 
 def _prune(
+    search: _FloatPass,
     exact: _Exact,
-    growth: list[list[Loss]],
-    log_growth: Floats,
     child: _Level,
     depth: int,
-    horizon: int,
     state: SearchState,
     counts: SearchCounts,
     eta: float,
 ) -> Indices:
-    """Indices of the children that may still beat an incumbent (exactly decided at the margin)."""
+    """Indices of the children that may still beat an incumbent (exactly decided at the margin).
+
+    The bound for j more steps is the smaller of the classic one and the
+    gain bound |a|/|b|·κ^j (:func:`~faier.engines.exact.pruning.gain_bounds`);
+    a child is kept if the bound beats the incumbent of some length it can reach.
+    """
     best = incumbents(state)
-    logs = [_log_loss(loss) for loss in best]
-    remaining = range(1, horizon - depth + 1)
-    rows, which = np.unique(log_growth[list(remaining)], axis=0, return_inverse=True)
+    remaining = np.arange(1, search.horizon - depth + 1)
+    lowest = np.array([_log_loss(best[depth + j]) for j in remaining])
+    rows, which = np.unique(search.log_growth[remaining], axis=0, return_inverse=True)
     which = which.reshape(-1)
-    surely = np.zeros(len(child.a), dtype=bool)
-    maybe = np.zeros(len(child.a), dtype=bool)
-    band = BAND * eta
-    bounds = []
-    for r, row in enumerate(rows):
-        lowest = min(logs[depth + j] for j, w in zip(remaining, which, strict=True) if w == r)
-        bound = _log_bound(child.a, child.b, child.log_ratio, row)
-        bounds.append(bound)
-        surely |= bound - band > lowest
-        maybe |= bound + band > lowest
+    classic = np.stack([_log_bound(child.a, child.b, child.log_ratio, row) for row in rows], axis=1)
+    bounds = classic[:, which]
+    band = BAND * eta + search.gain_error[remaining]
+    if search.gains_finite:
+        bounds = np.minimum(bounds, child.log_ratio[:, None] + search.log_gain[None, remaining])
+    surely: NDArray[np.bool_] = np.asarray((bounds - band[None, :] > lowest[None, :]).any(axis=1))
+    maybe: NDArray[np.bool_] = np.asarray((bounds + band[None, :] > lowest[None, :]).any(axis=1))
     keep = surely.copy()
     for i in np.flatnonzero(maybe & ~surely):
-        for j in remaining:
+        for column, j in enumerate(remaining.tolist()):
             incumbent = best[depth + j]
-            guess = float(bounds[which[j - 1]][i])
-            operand = _Bound(exact, depth, int(i), growth[j], guess, eta)
+            gain = search.gains[j] if search.gains_finite else None
+            operand = _Bound(
+                exact, depth, int(i), search.growth[j], gain, float(bounds[i, column]), eta
+            )
             if incumbent is None or _exceeds(operand, _Known(incumbent), exact.use_balls):
                 keep[i] = True
                 break

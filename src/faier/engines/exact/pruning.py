@@ -7,6 +7,14 @@
   max_s a(s)/b(s)·B_j(s) (∞ when b(s) = 0 < a(s)), where B_j bounds the loss
   j more steps can add from state s on both sides.  For HMMs every B is 1
   and this is the classic bound, which never grows along a path.
+* **Gain bounds.**  One step multiplies |a| by at most max_s |L_σ[s]| and
+  |b| by at least min_t |R_σ[t]| (the rows' sums), so j steps multiply the
+  loss |a|/|b| by at most κ^j with κ = max_σ max_s |L_σ[s]| / min_t |R_σ[t]|.
+  Where the classic bound is infinite because the two sides' supports have
+  not met yet (a location-privacy grid, homes in far-apart cells: every
+  state's ratio a(s)/b(s) is 0 or ∞ for the first 2(k−1) steps), this one
+  is finite and prunes every prefix that fell behind.  Both bounds hold, so
+  the search uses their minimum.
 """
 
 from __future__ import annotations
@@ -14,7 +22,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from faier.engines.exact.sequence_mode import SearchState, SequenceSystem, SparseVector, cumulative
+from faier.engines.exact.sequence_mode import (
+    Rows,
+    SearchState,
+    SequenceSystem,
+    SparseVector,
+    _integer_rows,
+    cumulative,
+)
 from faier.results import Loss
 
 Key = tuple[tuple[tuple[int, Fraction], ...], tuple[tuple[int, Fraction], ...]]
@@ -83,6 +98,35 @@ def growth_bounds(system: SequenceSystem, horizon: int) -> list[list[Loss]]:
     return bounds
 
 
+def gain_bounds(system: SequenceSystem, horizon: int) -> list[Loss]:
+    """K[j]: j more steps multiply the loss |a|/|b| by at most K[j] = κ^j (∞ when κ is).
+
+    κ = max over symbols σ of max_s |L_σ[s]| / min_t |R_σ[t]| over every
+    state (mediant inequality, one step at a time); a zero row sum on the τ
+    side makes it infinite, and the bound unused.
+    """
+    kappa: Fraction | None = Fraction(0)
+    for left, right in zip(system.left, system.right, strict=True):
+        top = max(_row_sums(left))
+        bottom = min(_row_sums(right))
+        if bottom == 0:
+            kappa = None
+            break
+        assert kappa is not None
+        kappa = max(kappa, top / bottom)
+    if kappa is None:
+        return [Loss(Fraction(1))] + [Loss(None)] * horizon
+    return [Loss(kappa**j) for j in range(horizon + 1)]
+
+
+def _row_sums(rows: Rows) -> list[Fraction]:
+    matrix = _integer_rows(rows)
+    return [
+        Fraction(total * scale, matrix.den)
+        for total, scale in zip(matrix.row_sums, matrix.scale, strict=True)
+    ]
+
+
 def _step_factors(system: SequenceSystem) -> list[dict[int, Loss]]:
     """Per state s and successor t: max over symbols of L_σ[s][t]/R_σ[s][t] (∞ if R is 0).
 
@@ -108,19 +152,32 @@ def _product(x: Loss, y: Loss) -> Loss:
     return Loss(x.ratio * y.ratio)
 
 
-def ratio_bound(a: SparseVector, b: SparseVector, growth: list[Loss]) -> Loss:
-    """max_s a(s)/b(s)·growth[s] bounds every continuation's loss (mediant inequality)."""
+def ratio_bound(
+    a: SparseVector, b: SparseVector, growth: list[Loss], gain: Loss | None = None
+) -> Loss:
+    """max_s a(s)/b(s)·growth[s] bounds every continuation's loss (mediant inequality).
+
+    With ``gain`` (a :func:`gain_bounds` entry), the smaller of that and
+    |a|/|b|·gain.
+    """
     best = Loss(Fraction(0))
     for s, x in a.items():
         if not x:
             continue
         y = b.get(s, Fraction(0))
         if y == 0:
-            return Loss(None)
+            best = Loss(None)
+            break
         candidate = _product(Loss(x / y), growth[s])
         if candidate.exceeds(best):
             best = candidate
-    return best
+    if gain is None or gain.infinite:
+        return best
+    pa, pb = sum(a.values(), Fraction(0)), sum(b.values(), Fraction(0))
+    if pb == 0:
+        return best
+    scaled = _product(Loss(pa / pb), gain)
+    return best if scaled.exceeds(best) else scaled
 
 
 def incumbents(state: SearchState) -> list[Loss | None]:
