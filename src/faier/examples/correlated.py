@@ -17,6 +17,7 @@ import itertools
 from fractions import Fraction
 
 from faier.core.problem import Problem
+from faier.errors import SpecError
 from faier.examples.paper_hmms import geometric_hmm
 from faier.model.parameters import Parameter
 from faier.privacy.bayesnet import BayesianNetwork, Node
@@ -82,3 +83,31 @@ def household_problem(n: int, p: Parameter, c: Parameter) -> Problem:
         1,
         f"truncated ½-geometric on the count of {n} people",
     )
+
+
+def markov_quilt_problem(length: int, stay: Fraction, alpha: Fraction) -> Problem:
+    """The built-in example ``markov-quilt``: the discrete Markov Quilt Mechanism.
+
+    A person's binary state over ``length`` steps (a symmetric chain that
+    stays put with probability ``stay``); the count of steps in state 1 is
+    released with truncated α-geometric noise.  The description carries the
+    ε the quilt calibration claims, to set beside faier's exact ε*.
+    """
+    from faier.mechanisms.library.geometric import truncated_geometric_mechanism
+    from faier.privacy.quilt import calibration, quilt_privacy, symmetric_chain
+    from faier.privacy.specs import Pufferfish
+
+    if not 0 < stay < 1:
+        raise SpecError(f"stay = {stay} must lie strictly between 0 and 1", where="--set stay")
+    if not 0 < alpha < 1:
+        raise SpecError(f"alpha = {alpha} must lie strictly between 0 and 1", where="--set alpha")
+    chain = symmetric_chain(stay, length)
+    claim = calibration(chain, alpha)
+    privacy = quilt_privacy(chain, "1")
+    shown = f"ln({claim.ratio})" if claim.ratio is not None else "∞"
+    described = Pufferfish(
+        privacy.pairs,
+        f"{privacy.description}; the Markov quilt calibration claims ε = {shown}",
+    )
+    mechanism = truncated_geometric_mechanism(alpha, length)
+    return Problem("markov-quilt", mechanism, described, title=mechanism.name)

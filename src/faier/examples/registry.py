@@ -126,6 +126,10 @@ def _sparse_vector(v: dict[str, Any]) -> Problem:
     return Problem("sparse-vector", mechanism, InteractiveDP(1), title=mechanism.name)
 
 
+def _markov_quilt(v: dict[str, Any]) -> Problem:
+    return correlated.markov_quilt_problem(v["length"], fraction(v["stay"]), fraction(v["alpha"]))
+
+
 def _household(v: dict[str, Any]) -> Problem:
     p, c = _unknowns(v, "p", "c")
     return correlated.household_problem(v["people"], p, c)
@@ -390,14 +394,26 @@ EXAMPLES: tuple[Example, ...] = (
     Example(
         "household-contagion",
         "noisy count of a disease in a household: primary cases (p) plus contagion (c)",
-        "issue-driven case study; Song, Wang and Chaudhuri (SIGMOD 2017) §1 on correlated "
-        "records — truncated ½-geometric on {0..n}",
+        "correlated records in a household (docs/MECHANISMS.md, Correlated data) — "
+        "truncated ½-geometric on {0..n}",
         (ParameterSpec("people", "int", 3, "household size (John first)", minimum=1, maximum=6),),
         _household,
         (
             _probability("p", "being a primary case (each person independently)"),
             _probability("c", "catching it from a primary case in the household"),
         ),
+    ),
+    Example(
+        "markov-quilt",
+        "discrete Markov Quilt Mechanism: a state's count over a Markov chain, geometric noise",
+        "Song et al. 2017 (the Markov Quilt Mechanism), with truncated geometric instead of "
+        "Laplace noise (docs/MARKOV_QUILT.md)",
+        (
+            ParameterSpec("length", "int", 5, "number of steps T", minimum=1, maximum=12),
+            ParameterSpec("stay", "fraction", "4/5", "probability of staying in the same state"),
+            ALPHA,
+        ),
+        _markov_quilt,
     ),
     Example(
         "most-common-disease-secret-c",

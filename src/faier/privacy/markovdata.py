@@ -2,7 +2,7 @@
 
 A person's state over time: X1 is drawn from ``initial``, each X(t+1) from
 ``transition[X(t)]`` (Song, Wang and Chaudhuri, "Pufferfish Privacy
-Mechanisms for Correlated Data", SIGMOD 2017, §2).  A secret is about one
+Mechanisms for Correlated Data", SIGMOD 2017; "Song et al. 2017" in docs/REFERENCES.md).  A secret is about one
 time step ("X3 = sick"); the discriminative pairs are two values of the same
 step.  Conditioning is exact: a count query (how many steps are in a set of
 values) is computed by a forward pass over (state, count so far), so the
