@@ -71,6 +71,18 @@ failures: list[Failure] = []
 """Failed statistical assertions of this process, in order (read by the pytest plugin)."""
 
 
+@dataclass(frozen=True)
+class Session:
+    """Defaults of statistical checks for a whole run (pytest's --faier-samples/--faier-seed)."""
+
+    samples: int | None = None
+    seed: int | None = None
+
+
+session = Session()
+"""The defaults in force; a call's own ``samples``/``seed`` come first."""
+
+
 def assert_private(
     mechanism: Any,
     epsilon: str | float | None = None,
@@ -171,7 +183,9 @@ def _claim(epsilon: str | float | None, sampled: Any) -> Any:
                 where="epsilon",
                 fix="pass epsilon=… (a wrapped library object states its own)",
             )
-        return Epsilon.parse(stated)
+        from faier.testing import stated_claim
+
+        return stated_claim(stated)
     try:
         return Epsilon.parse(epsilon)
     except SpecError as exc:
@@ -350,8 +364,10 @@ def _statistical(
             where="delta",
             fix="leave delta out, or use an exact method on a discrete mechanism",
         )
+    if seed is None:
+        seed = session.seed
     chosen_seed = seed if seed is not None else secrets.randbelow(2**32)
-    runs = samples if samples is not None else DEFAULT_SAMPLES
+    runs = next(s for s in (samples, session.samples, DEFAULT_SAMPLES) if s is not None)
     report = testing.statistical_test(
         target,
         claimed=claim,

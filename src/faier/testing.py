@@ -282,11 +282,17 @@ def load_subject(
     return subject, problem
 
 
+def stated_claim(value: float) -> Epsilon:
+    """The ε a library states, written as Python prints it (``1``, ``0.5``)."""
+    text = repr(float(value))
+    return Epsilon.parse(text[:-2] if text.endswith(".0") else text)
+
+
 def _claim(claimed: str | float | Epsilon | None, sampled: Sampled | None) -> Epsilon:
     """The claim as given, else the ε a library object states itself."""
     if claimed is None:
         if sampled is not None and sampled.stated_epsilon is not None:
-            return Epsilon.parse(sampled.stated_epsilon)
+            return stated_claim(sampled.stated_epsilon)
         raise SpecError(
             "no claim: give the ε₀ to test",
             where="--claimed",

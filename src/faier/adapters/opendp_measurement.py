@@ -29,7 +29,8 @@ METRICS = {
 
 
 def _convert(carrier: str) -> type:
-    return float if "f" in carrier else int
+    """Python's type for an OpenDP carrier or distance type (``f64``, ``i32``, ``Vec<f64>``)."""
+    return float if "f" in carrier.removeprefix("Vec<") else int
 
 
 def wrap_measurement(
@@ -70,7 +71,7 @@ def wrap_measurement(
             f"input metric {metric}: the tester knows absolute, ℓ1 and ℓ∞ distances",
             fix="pass neighbours='every-query:Δ' or 'one-query:Δ' for the data you test",
         )
-    distance = float(d_in) if "f" in str(measurement.input_metric) else int(d_in)
+    distance = _convert(str(measurement.input_metric.distance_type))(d_in)
     try:
         stated = float(measurement.map(distance))  # type: ignore[no-untyped-call]
     except Exception as exc:

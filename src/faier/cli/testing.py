@@ -48,6 +48,7 @@ TestTarget = Annotated[
     ),
 ]
 Claimed = Annotated[str, typer.Option("--claimed", help="the ε₀ the mechanism claims, e.g. 0.7")]
+MechanismEpsilon = Annotated[str | None, flag("mechanism_epsilon")]
 Epsilons = Annotated[str, flag("epsilons")]
 Samples = Annotated[int, flag("samples")]
 Selection = Annotated[int, flag("selection_samples")]
@@ -115,7 +116,15 @@ def _plot(report: StatReport, plot: Path | None) -> None:
 @app.command()
 def test(
     target: TestTarget,
-    claimed: Claimed,
+    claimed: Annotated[
+        str | None,
+        typer.Option(
+            "--claimed",
+            help="the ε₀ the mechanism claims, e.g. 0.7 (default: the ε a wrapped library "
+            "object states)",
+        ),
+    ] = None,
+    mechanism_epsilon: MechanismEpsilon = None,
     epsilons: Epsilons = "0:2.2:0.1",
     samples: Samples = 500_000,
     selection_samples: Selection = 100_000,
@@ -193,6 +202,7 @@ def bound(
     claimed: Annotated[
         str | None, typer.Option("--claimed", help="ε₀ (sets the noise of sampled mechanisms)")
     ] = None,
+    mechanism_epsilon: MechanismEpsilon = None,
     epsilons: Epsilons = "0:2.2:0.1",
     samples: Samples = 500_000,
     selection_samples: Selection = 100_000,
