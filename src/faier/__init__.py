@@ -2,7 +2,8 @@
 
 Public modules:
 
-* ``faier.api`` (re-exported here): :func:`epsilon`, :func:`verify`, :func:`load_problem`.
+* ``faier.api`` (re-exported here): :func:`epsilon`, :func:`verify`, :func:`load_problem`,
+  :func:`pld` (exact privacy loss distributions, ``faier.accounting``).
 * ``faier.model``: distributions, HMMs, Markov chains, MDPs, model files.
 * ``faier.mechanisms``: writing mechanisms (:func:`program`, ``StepProgram``,
   ``Interactive``) and the built-in library.
@@ -17,7 +18,7 @@ Public modules:
   statistical tester; ``faier.adapters``: OpenDP and diffprivlib objects as black boxes.
 """
 
-from faier.api import epsilon, load_problem, verify
+from faier.api import epsilon, load_problem, pld, verify
 from faier.assertions import Assurance, assert_private
 from faier.core.options import Options
 from faier.core.problem import Problem
@@ -63,6 +64,7 @@ __all__ = [
     "grid",
     "load_problem",
     "permute_queries",
+    "pld",
     "program",
     "scalars",
     "truncated_geometric",

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from faier.core import engine as registry
 from faier.core import parametric
-from faier.core.budget import hard_deadline
+from faier.core.budget import Budget, hard_deadline
 from faier.core.engine import Engine, Progress, Question
 from faier.core.options import Options
 from faier.core.problem import Problem
@@ -53,6 +53,7 @@ from faier.privacy.symbolic import (
 from faier.results import Result, Statistics, Verdict
 
 if TYPE_CHECKING:
+    from faier.accounting.report import PLDReport
     from faier.engines import smt
     from faier.model.files import HMMFile
 
@@ -477,3 +478,61 @@ def closed_forms(
     problem = _load(target, chosen)
     outcome = None if output is None else tuple(output.split())
     return smt.closed_forms(problem, outcome, settings(chosen))
+
+
+def pld(
+    target: str | Problem,
+    pair: str | tuple[Any, Any] | None = None,
+    options: Options | None = None,
+    *,
+    compose: int = 1,
+    epsilons: Sequence[str | float | Epsilon] = (),
+    accountant: bool | None = None,
+    **fields: Any,
+) -> PLDReport:
+    """The exact privacy loss distribution of a pair, k-fold composed, with δ(ε) both ways.
+
+    ``pair`` is two neighbouring inputs (``"1;2"``, ``([1, 1], [1, 2])``) or
+    two prior names of a Pufferfish question; None takes the pair of ε*'s
+    witness.  ``epsilons``: where to evaluate δ(ε) exactly; ``delta`` (an
+    option): the least ε with δ(ε) ≤ δ; ``accountant``: also ask Google's
+    dp_accounting for δ(ε) of the exported PLD (default: when installed).
+    ``report.distribution.to_dp_accounting()`` is the PLD for its accountant.
+    """
+    from faier.accounting import report as pld_report
+    from faier.accounting.build import comparison_of
+
+    chosen = Options.parse(options, **fields)
+    problem = _load(target, chosen)
+    comparison = None
+    source = "given"
+    if pair is None:
+        found = epsilon(problem, chosen)
+        witness = found.witness
+        if witness is None or found.epsilon_star is None:
+            raise SpecError(
+                f"faier found no worst pair of {problem.name} ({found.reason or found.method})",
+                where="--pair",
+                fix="give the pair with --pair 'D1;D2'",
+            )
+        if witness.left_value is not None:
+            pair = (witness.left_value, witness.right_value)
+        else:
+            pair = (witness.left, witness.right)
+        source = f"the worst pair (ε* = {found.epsilon_star.show()})"
+    comparison = comparison_of(problem, pair)
+    if accountant is None:
+        from importlib.util import find_spec
+
+        accountant = find_spec("dp_accounting") is not None
+    return pld_report.build(
+        problem,
+        comparison,
+        pair=pair,
+        pair_source=source,
+        compositions=compose,
+        epsilons=epsilons,
+        delta=chosen.delta,
+        accountant=accountant,
+        budget=Budget(chosen.timeout, chosen.max_states),
+    )

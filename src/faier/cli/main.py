@@ -50,7 +50,12 @@ from faier.examples import table2
 from faier.examples.registry import EXAMPLES
 from faier.results import Verdict
 
-COMMAND_MODULES: tuple[str, ...] = ("faier.cli.smt", "faier.cli.check", "faier.cli.testing")
+COMMAND_MODULES: tuple[str, ...] = (
+    "faier.cli.smt",
+    "faier.cli.check",
+    "faier.cli.testing",
+    "faier.cli.pld",
+)
 """Modules that add commands to ``app`` when imported (one per further engine)."""
 
 
