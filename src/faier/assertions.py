@@ -17,9 +17,10 @@ How it decides (``method``):
   thinnings, valid at level 2α (docs/TESTING.md), so a mechanism that *is*
   ε-DP fails with probability at most α (:data:`DEFAULT_ALPHA` = 0.01).  A
   pass means "no evidence against the claim", never a proof.
-* ``"auto"``: exact (or SMT) when an engine accepts the mechanism, else
-  certified when that engine accepts it, else statistical; the message and
-  the returned :class:`Assurance` say which.
+* ``"auto"``: the first engine of the registry (in ``--engine auto``'s
+  order, leaving out the tester and the dpCTL* checker) that accepts the
+  mechanism, else statistical; the message and the returned
+  :class:`Assurance` say which.
 
 A failure is an ``AssertionError`` whose message shows the verdict, ε*, and
 the witness in the mechanism's own terms (both inputs, the output or event,
@@ -44,6 +45,8 @@ DEFAULT_SAMPLES = 50_000
 """Test runs per input of a statistical assertion (event selection takes a fifth of that)."""
 EXACT_ENGINES = ("exact", "smt")
 CERTIFIED = "certified"
+NOT_DECIDING = ("statistical", "dpctl")
+"""Registry engines that give no verdict on a mechanism (p-values; dpCTL* formulas)."""
 
 
 @dataclass(frozen=True)
@@ -255,24 +258,25 @@ def _engine(
     if method == "statistical":
         return None, []
     options = Options.parse(delta=delta, timeout=timeout)
-    names: tuple[str, ...] = EXACT_ENGINES if method in ("auto", "exact") else ()
+    if method == "certified":
+        refusal = certified_engine().refusal(problem, options, "verify")
+        return (CERTIFIED, []) if refusal is None else (None, [f"{CERTIFIED}: {refusal.reason}"])
+    names = [
+        n
+        for n in registry.names()
+        if (n in EXACT_ENGINES if method == "exact" else n not in NOT_DECIDING)
+    ]
     reasons: list[str] = []
     for engine_name in names:
-        refusal = registry.get(engine_name).refusal(problem, options, "verify")
+        try:
+            engine = registry.get(engine_name)
+        except ImportError as exc:  # an engine whose back end is missing decides nothing here
+            reasons.append(f"{engine_name}: not available ({exc})")
+            continue
+        refusal = engine.refusal(problem, options, "verify")
         if refusal is None:
             return engine_name, []
         reasons.append(f"{engine_name}: {refusal.reason}")
-    if method in ("auto", "certified"):
-        try:
-            engine = certified_engine()
-        except SpecError:
-            if method == "certified":
-                raise
-            return None, reasons
-        refusal = engine.refusal(problem, options, "verify")
-        if refusal is None:
-            return CERTIFIED, []
-        reasons.append(f"{CERTIFIED}: {refusal.reason}")
     return None, reasons
 
 
@@ -303,6 +307,12 @@ def exact_message(result: Any, engine: str) -> str:
         rows.append(("ε*", enclosure.show()))
     elif result.lower_bound is not None:
         rows.append(("ε*", f"≥ {result.lower_bound.show()} (lower bound)"))
+    elif result.witness is not None:
+        rows.append(("ε*", f"≥ {result.witness.loss.show()} (the witness's loss)"))
+    elif getattr(result, "certified_witness", None) is not None:
+        ratio = result.certified_witness.ratio
+        low = "∞" if math.isinf(ratio.lower) else f"{math.log(ratio.lower):.10g}"
+        rows.append(("ε*", f"≥ {low} (the witness's loss, certified)"))
     if result.delta_star is not None:
         rows.append(("δ(ε)", f"{result.delta_star} ≈ {float(result.delta_star):.4g}"))
     witness = result.witness

@@ -5,6 +5,13 @@
 * :func:`from_diffprivlib` wraps a diffprivlib mechanism (``Laplace``,
   ``Geometric``, ``Exponential``, ``Snapping``, ...).
 
+Without ``query`` the tester runs the object on its own input (one number,
+or the vector an OpenDP vector domain or a diffprivlib ``Exponential``'s
+utilities take), its neighbours read from the object (±sensitivity,
+``d_in``).  With ``query`` (data → the object's input) it runs on data
+vectors, ``neighbours`` describing the data (default: every query ±1): this
+is how a wrapper's own calibration is tested.
+
 Each returns a :class:`~faier.mechanisms.sampled.Sampled` whose
 ``stated_epsilon`` is the ε the library object itself states (OpenDP's privacy
 map at ``d_in``, diffprivlib's ``epsilon``): the default claim of

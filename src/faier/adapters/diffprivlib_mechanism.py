@@ -71,7 +71,7 @@ def wrap_mechanism(
     if utility and "utility" not in arguments:
         arguments = {**_arguments(mechanism)}
     delta = whole_sensitivity(float(getattr(mechanism, "sensitivity", 1)), "sensitivity")
-    setting = relation(neighbours, "every-query", delta)
+    setting = relation(neighbours, "every-query", delta if query is None else 1)
     stated = float(mechanism.epsilon)
     sizes = (len(mechanism.utility),) if utility else (1,)
 

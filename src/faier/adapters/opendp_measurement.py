@@ -79,7 +79,11 @@ def wrap_measurement(
             f"OpenDP's privacy map at d_in = {d_in} failed: {exc}", fix="check d_in"
         ) from None
     delta = whole_sensitivity(float(d_in), "d_in")
-    kind = relation(neighbours, METRICS.get(metric, "every-query"), delta)
+    kind = (
+        relation(neighbours, METRICS.get(metric, "every-query"), delta)
+        if query is None
+        else relation(neighbours, "every-query", 1)
+    )
     convert = _convert(str(measurement.input_carrier_type))
 
     def runner(value: list[Any], rng: np.random.Generator) -> Any:
