@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from faier.api import epsilon
-from faier.engines.smt.bernstein import negative_inside
+from faier.engines.smt.bernstein import negative_inside, nonpositive
 from faier.engines.smt.polynomial import Polynomial
 from faier.model.parameters import PROBABILITY_DOMAIN, Interval
 
@@ -46,3 +46,28 @@ def test_bernstein_bounds_prove_negativity_inside_only() -> None:
     assert negative_inside(-half, [shifted, PROBABILITY_DOMAIN])
     assert not negative_inside(half, [shifted, PROBABILITY_DOMAIN])
     assert negative_inside(half, [Interval(Fraction(0), Fraction(1, 2)), PROBABILITY_DOMAIN])
+
+
+def test_bernstein_subdivision_proves_upper_bounds_attained_at_a_corner() -> None:
+    names = ("x", "y")
+    x, y = (Polynomial.variable(names, n) for n in names)
+    half = Polynomial.constant(names, Fraction(1, 2))
+    # x·y − 1 ≤ 0 on the unit square, equal to 0 at the corner (1, 1)
+    assert nonpositive(x * y - Polynomial.constant(names, 1), [PROBABILITY_DOMAIN] * 2)
+    # (x − ½)² − ¼ ≤ 0 on [0, 1]: its Bernstein coefficients need halving first
+    square = (x - half) * (x - half) - half * half
+    assert nonpositive(square, [PROBABILITY_DOMAIN] * 2)
+    assert not nonpositive(x - half, [PROBABILITY_DOMAIN] * 2)
+
+
+def test_closed_box_supremum_is_attained_at_its_corner() -> None:
+    result = epsilon(
+        "household-contagion", params=["p in [1/10, 1/2]", "c in [1/4, 3/4]"], timeout=60
+    )
+    assert result.epsilon_star is not None
+    assert result.parametric is not None and result.parametric.attained is True
+    point = {v.name: v.value for v in result.parametric.point}
+    assert point == {"p": Fraction(1, 10), "c": Fraction(3, 4)}
+    again = epsilon("household-contagion", params=["p=1/10", "c=3/4"], engine="exact")
+    assert again.epsilon_star is not None
+    assert again.epsilon_star.ratio == result.epsilon_star.ratio == Fraction(4211011, 713966)

@@ -77,4 +77,41 @@ def negative_inside(poly: Polynomial, domains: Sequence[Interval]) -> bool:
     return all(b <= 0 for b in coefficients) and any(b < 0 for b in coefficients)
 
 
-__all__ = ["Monomial", "bernstein_coefficients", "negative_inside"]
+__all__ = ["Monomial", "bernstein_coefficients", "negative_inside", "nonpositive"]
+
+
+MAX_BOXES = 64
+"""Sub-boxes examined by :func:`nonpositive` before it gives up (inconclusive)."""
+
+
+def nonpositive(poly: Polynomial, domains: Sequence[Interval]) -> bool:
+    """True only if poly ≤ 0 on the whole closed box (a proof); False: unknown.
+
+    Bernstein coefficients bound the polynomial on a box; when some are
+    positive but no corner value is, the box is halved along its widest
+    side and each half is checked, up to :data:`MAX_BOXES` boxes.  This
+    proves upper bounds that are attained at a corner of the domain, where a
+    solver's query is at its tightest.
+    """
+    boxes = [tuple((d.lower, d.upper) for d in domains)]
+    examined = 0
+    while boxes:
+        box = boxes.pop()
+        examined += 1
+        if examined > MAX_BOXES:
+            return False
+        intervals = [Interval(lo, hi, False, False) for lo, hi in box]
+        coefficients = bernstein_coefficients(poly, intervals)
+        if coefficients is None:
+            return False
+        if all(b <= 0 for b in coefficients):
+            continue
+        corners = itertools.product(*box)
+        if any(poly.evaluate(dict(zip(poly.variables, c, strict=True))) > 0 for c in corners):
+            return False
+        widest = max(range(len(box)), key=lambda i: box[i][1] - box[i][0])
+        lo, hi = box[widest]
+        middle = (lo + hi) / 2
+        for half in ((lo, middle), (middle, hi)):
+            boxes.append(tuple(half if i == widest else b for i, b in enumerate(box)))
+    return True

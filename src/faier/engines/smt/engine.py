@@ -188,6 +188,8 @@ def epsilon(
     method = (
         "smt, fast encoding: bisection on e^ε (lower bounds exact at a point, upper bounds unsat)"
     )
+    if sup.bernstein:
+        method += f"; {sup.bernstein} upper bounds by Bernstein bounds on the domain box"
     witness = _found_witness(sup.found) if sup.found is not None else None
     point = sup.found.values if sup.found is not None else ()
     upper = Loss(sup.upper) if sup.upper is not None and sup.exact is None else None

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from faier.engines.smt import smtlib
-from faier.engines.smt.bernstein import negative_inside
+from faier.engines.smt.bernstein import negative_inside, nonpositive
 from faier.engines.smt.encode import (
     nonzero,
     positive_polynomial,
@@ -73,6 +73,8 @@ class Supremum:
     limit: tuple[ParameterValue, ...] = ()
     reason: str = ""
     bounds: dict[int, Fraction] = field(default_factory=dict)
+    bernstein: int = 0
+    """Upper bounds proved by Bernstein bounds instead of a solver's unsat."""
 
 
 class SupremumSearch:
@@ -95,6 +97,12 @@ class SupremumSearch:
             result.lower, result.found = ratio, decision_found
 
     def _exceeds(self, table: Table, outcome: Outcome, ratio: Fraction) -> str:
+        space = self.fast.question.space
+        if not space.constraints and space.parameters:
+            poly = violation_polynomial(table, outcome, ratio, self.fast.signs)
+            if nonpositive(poly, [p.domain for p in space.parameters]):
+                self.result.bernstein += 1
+                return "unsat"
         decision = self.fast.exceeds(table, outcome, ratio, lambda checked: True)
         if decision.status == "sat":
             assert decision.found is not None
