@@ -16,7 +16,7 @@ DOC = Path(__file__).parents[3] / "docs" / "TESTING.md"
 
 
 def test_documented_mechanisms_run_and_are_tested() -> None:
-    (code,) = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.DOTALL)
+    code = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.DOTALL)[0]
     namespace: dict[str, object] = {}
     exec(compile(code, "docs/TESTING.md", "exec"), namespace)
     config = Config(0.5, (0.3, 0.8), samples=20_000, selection_samples=4_000, seed=3)
