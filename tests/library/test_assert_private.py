@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import math
 from fractions import Fraction
 from typing import Any
@@ -180,3 +181,22 @@ def test_a_mechanism_that_raises_is_bad_input_not_a_failure() -> None:
 
     with pytest.raises(MechanismError, match="no"):
         faier.assert_private(broken, 1, samples=100, seed=1)
+
+
+def test_interactive_mechanisms_are_decided_over_a_horizon() -> None:
+    # Above Threshold: ε*(2) = 2·ln 2 (FAIER journal; ε*(K) = K·ln 2)
+    assert faier.assert_private("above-threshold", "2*ln(2)", horizon=2).verdict == "holds"
+    with pytest.raises(AssertionError, match=r"ε\*       ln\(4\) ≈ 1\.3863"):
+        faier.assert_private("above-threshold", "ln(2)", horizon=2)
+
+
+def test_unknown_is_a_failure_that_says_why() -> None:
+    with pytest.raises(AssertionError, match="unknown") as failure:
+        faier.assert_private(
+            "noisy-max", "ln(300)", settings={"n": "10", "ties": "first"}, timeout=0.05
+        )
+    assert "timeout of 0.05 s reached" in str(failure.value)
+
+
+def test_the_module_example_runs() -> None:
+    assert doctest.testmod(assertions).failed == 0
