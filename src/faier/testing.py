@@ -318,6 +318,7 @@ def _config(claimed: Epsilon | None, options: Options) -> Config:
         seed=options.seed,
         workers=options.cores,
         claim="" if claimed is None else claimed.text,
+        cluster=options.cluster,
     )
 
 
@@ -371,6 +372,7 @@ def statistical_test(
     returns is interrupted), ``epsilons`` (text or a list of numbers),
     ``mechanism_epsilon`` (the ε₀ a sampled mechanism runs with, when it is
     not the claim), ``samples``, ``selection_samples``, ``seed``, ``workers``,
+    ``cluster`` (``"local:4"``, ``"tcp://host:8786"`` or a ``dask.distributed.Client``),
     ``alpha``, ``thinnings``, ``all_pairs``, ``settings``, ``neighbours``,
     ``name``, ``per_sample``.
     """

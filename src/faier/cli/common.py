@@ -103,6 +103,7 @@ EmitOption = Annotated[str | None, flag("emit_smt2")]
 PrecisionOption = Annotated[str | None, flag("precision")]
 SeedOption = Annotated[int | None, flag("seed")]
 WorkersOption = Annotated[int | None, flag("workers")]
+ClusterOption = Annotated[str | None, flag("cluster")]
 
 
 def options_from(arguments: Mapping[str, Any]) -> Options:

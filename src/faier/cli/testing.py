@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from faier import testing
 from faier.cli.common import (
+    ClusterOption,
     JsonOption,
     NameOption,
     NeighboursOption,
@@ -130,6 +131,7 @@ def test(
     selection_samples: Selection = 100_000,
     seed: SeedOption = None,
     workers: WorkersOption = None,
+    cluster: ClusterOption = None,
     alpha: Alpha = 0.05,
     thinnings: Thinnings = 200,
     lengths: Lengths = None,
@@ -168,6 +170,7 @@ def certify(
     selection_samples: Selection = 100_000,
     seed: SeedOption = None,
     workers: WorkersOption = None,
+    cluster: ClusterOption = None,
     alpha: Alpha = 0.05,
     thinnings: Thinnings = 200,
     lengths: Lengths = None,
@@ -208,6 +211,7 @@ def bound(
     selection_samples: Selection = 100_000,
     seed: SeedOption = None,
     workers: WorkersOption = None,
+    cluster: ClusterOption = None,
     alpha: Alpha = 0.05,
     thinnings: Thinnings = 200,
     lengths: Lengths = None,

@@ -18,6 +18,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from faier.cluster.address import ClusterAddress, read_cluster
 from faier.errors import InputError, SpecError
 from faier.model.constraints import ParameterOption
 from faier.model.hmm import MAX_HORIZON
@@ -243,6 +244,12 @@ SPECS: dict[str, OptionSpec] = {
             _whole(1, "--workers 2"),
         ),
         OptionSpec(
+            "cluster",
+            ("--cluster",),
+            "run on Dask: local, local:N (worker processes) or tcp://HOST:PORT (a scheduler)",
+            read_cluster,
+        ),
+        OptionSpec(
             "samples", ("--samples",), "runs per input for the test", _whole(1, "--samples 500000")
         ),
         OptionSpec(
@@ -310,6 +317,7 @@ class Options:
     precision: Fraction | None = None
     seed: int | None = None
     workers: int | None = None
+    cluster: ClusterAddress | None = None
     samples: int = 500_000
     selection_samples: int = 100_000
     alpha: float = 0.05

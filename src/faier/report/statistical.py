@@ -56,7 +56,11 @@ def _settings(report: StatReport, console: Console) -> None:
             f"{s.selection_samples} per input for selection, {s.samples} for the test, "
             f"{s.thinnings} thinnings, α = {s.alpha:g}",
         ),
-        ("seed", f"{s.seed} ({s.workers} worker{'s' if s.workers > 1 else ''})"),
+        (
+            "seed",
+            f"{s.seed} ({s.workers} worker{'s' if s.workers > 1 else ''}"
+            + (f" on the cluster {s.cluster})" if s.cluster else ")"),
+        ),
         ("time", f"{report.seconds:.2f} s ({report.cpu_seconds:.2f} s CPU)"),
     ]
     for key, value in rows:

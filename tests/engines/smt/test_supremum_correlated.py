@@ -71,3 +71,14 @@ def test_closed_box_supremum_is_attained_at_its_corner() -> None:
     again = epsilon("household-contagion", params=["p=1/10", "c=3/4"], engine="exact")
     assert again.epsilon_star is not None
     assert again.epsilon_star.ratio == result.epsilon_star.ratio == Fraction(4211011, 713966)
+
+
+def test_constrained_family_gets_both_bounds() -> None:
+    """With p + c ≤ 1 limits are not claimed, but both bounds come back within precision."""
+    result = epsilon("household-contagion", params=["p + c <= 1"], timeout=60)
+    assert result.epsilon_star is None and result.lower_bound is not None
+    report = result.parametric
+    assert report is not None and report.upper is not None
+    lower, upper = result.lower_bound.ratio, report.upper.ratio
+    assert lower is not None and upper is not None
+    assert lower < 8 <= upper and upper / lower < Fraction(10001, 10000)

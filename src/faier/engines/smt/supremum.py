@@ -98,7 +98,7 @@ class SupremumSearch:
 
     def _exceeds(self, table: Table, outcome: Outcome, ratio: Fraction) -> str:
         space = self.fast.question.space
-        if not space.constraints and space.parameters:
+        if space.parameters:  # the domain lies in its box, constraints or not
             poly = violation_polynomial(table, outcome, ratio, self.fast.signs)
             if nonpositive(poly, [p.domain for p in space.parameters]):
                 self.result.bernstein += 1
@@ -515,9 +515,12 @@ class SupremumSearch:
         result = self.result
         space = self.fast.question.space
         domains = [p.domain for p in space.parameters]
+        # Bernstein bounds prove negativity in the open box: enough when no domain end
+        # is closed (constraints only shrink the domain inside it)
+        all_open = all(d.lower_open and d.upper_open for d in domains)
         for table, outcome in items:
             poly = violation_polynomial(table, outcome, guess, self.fast.signs)
-            if not space.constraints and negative_inside(poly, domains):
+            if all_open and negative_inside(poly, domains):
                 continue
             query = violation_query(table, outcome, guess, self.fast.signs, strict=False)
             answer = self.fast.session.ask(query, limit=ATTAINMENT_LIMIT)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from faier.cluster.address import ClusterAddress
 from faier.errors import SpecError
 
 MAX_POINTS = 1000
@@ -71,6 +72,8 @@ class Config:
     workers: int = 1
     claim: str = ""
     """How the claim was written (``ln(3)``); its value is ``claimed``."""
+    cluster: ClusterAddress | None = None
+    """Run the units on this Dask cluster instead of the local pool (same units, same seeds)."""
 
     def __post_init__(self) -> None:
         checks = (

@@ -10,6 +10,9 @@ generator into every worker, which then repeat the same random bits).
 Workers are forked processes that inherit the mechanism (no pickling of
 user code); they ignore Ctrl-C, which the parent handles by cancelling what
 has not started.  Without ``fork`` (or with one worker) units run in-process.
+With ``--cluster`` the same units are Dask futures (:class:`ClusterPool`), so
+a seed gives the same p-values on the pool, on a LocalCluster and on a
+remote cluster.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +30,9 @@ import numpy.typing as npt
 from faier.engines.statistical.events import Event, Features
 from faier.engines.statistical.subjects import Subject, guarded_draw
 from faier.mechanisms.sampled import Outputs
+
+if TYPE_CHECKING:
+    from faier.cluster.address import ClusterAddress
 
 CHUNK = 100_000
 """Samples per unit; fixed, so results do not depend on the number of workers."""
@@ -126,3 +132,61 @@ class Pool:
                 for process in list(getattr(self.executor, "_processes", {}).values()):
                     process.terminate()
             self.executor.shutdown(wait=not interrupted, cancel_futures=interrupted)
+
+
+def _on_worker(shared: tuple[Subject, int], unit: Unit) -> Result:
+    return run_unit(shared[0], shared[1], unit)
+
+
+class ClusterPool:
+    """The pool's interface over a Dask client: one future per unit, seeded by the unit."""
+
+    def __init__(self, subject: Subject, entropy: int, cluster: ClusterAddress) -> None:
+        from faier.cluster.executor import UnitMap
+        from faier.cluster.session import open_client, worker_count
+
+        self.cluster = cluster
+        self.opened = open_client(cluster)
+        client = self.opened.__enter__()
+        try:
+            self.workers = worker_count(client)
+            self.units: UnitMap[Unit, Result] = UnitMap(
+                client, _on_worker, (subject, entropy), f"the mechanism {subject.name}"
+            )
+        except BaseException:
+            self.opened.__exit__(None, None, None)
+            raise
+
+    def run(self, batch: Sequence[Unit], done: Callable[[Unit], None]) -> list[Result]:
+        """Results in the order of ``batch``; ``done`` is called as each unit finishes."""
+        return self.units.run(batch, done)
+
+    def __enter__(self) -> ClusterPool:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        try:
+            self.units.close()
+        finally:
+            self.opened.__exit__(None, None, None)
+
+
+class Runner(Protocol):
+    """What the tester needs of a pool: run a batch of units, report each as it finishes."""
+
+    workers: int
+
+    def run(self, batch: Sequence[Unit], done: Callable[[Unit], None]) -> list[Result]: ...
+
+    def __enter__(self) -> Runner: ...
+
+    def __exit__(self, *exc: Any) -> None: ...
+
+
+def open_pool(
+    subject: Subject, entropy: int, workers: int, cluster: ClusterAddress | None = None
+) -> Runner:
+    """The local pool, or the cluster's when one is given."""
+    if cluster is not None:
+        return ClusterPool(subject, entropy, cluster)
+    return Pool(subject, entropy, workers)

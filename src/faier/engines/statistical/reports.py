@@ -99,6 +99,8 @@ class RunSettings:
     alpha: float
     seed: int
     workers: int
+    cluster: str | None = None
+    """The Dask cluster the units ran on (``--cluster``), None for the local pool."""
 
 
 @dataclass(frozen=True)
@@ -163,6 +165,7 @@ class StatReport:
                 "alpha": s.alpha,
                 "seed": s.seed,
                 "workers": s.workers,
+                **({"cluster": s.cluster} if s.cluster else {}),
                 "epsilons": list(self.epsilons),
             },
             "search": {

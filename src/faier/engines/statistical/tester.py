@@ -31,7 +31,7 @@ import numpy.typing as npt
 from faier.engines.statistical import parallel
 from faier.engines.statistical.config import Config
 from faier.engines.statistical.events import Event, EventSpace, Features, Reference, infer_space
-from faier.engines.statistical.parallel import Pool, Unit, units
+from faier.engines.statistical.parallel import Runner, Unit, units
 from faier.engines.statistical.reports import (
     Candidate,
     EpsilonPoint,
@@ -127,7 +127,7 @@ def run(subject: Subject, config: Config, progress: Progress | None = None) -> S
     timed_out = False
     workers = 1
     try:
-        with Pool(subject, entropy, config.workers) as pool:
+        with parallel.open_pool(subject, entropy, config.workers, config.cluster) as pool:
             workers = pool.workers
             _detect(subject, config, entropy, pool, report, state)
     except KeyboardInterrupt:
@@ -149,6 +149,7 @@ def run(subject: Subject, config: Config, progress: Progress | None = None) -> S
             config.alpha,
             entropy,
             workers,
+            config.cluster.show() if config.cluster is not None else None,
         ),
         space=state.space.description if state.space else "not inferred (interrupted)",
         events=state.space.size if state.space else 0,
@@ -178,7 +179,7 @@ def _cpu() -> float:
 
 
 def _selection(
-    subject: Subject, config: Config, pool: Pool, report: Progress, state: _Run
+    subject: Subject, config: Config, pool: Runner, report: Progress, state: _Run
 ) -> tuple[EventSpace, Counts]:
     """Selection samples of every side: the event space and every event's counts per half."""
     sides = range(len(subject.sides))
@@ -202,7 +203,7 @@ class _TestCounts:
     """Test samples of a side, drawn the first time a pick needs it, for all its picked events."""
 
     def __init__(
-        self, subject: Subject, config: Config, pool: Pool, report: Progress, needed: Needed
+        self, subject: Subject, config: Config, pool: Runner, report: Progress, needed: Needed
     ) -> None:
         self.subject, self.config, self.pool, self.report = subject, config, pool, report
         self.needed = needed
@@ -221,7 +222,7 @@ class _TestCounts:
 
 
 def _detect(
-    subject: Subject, config: Config, entropy: int, pool: Pool, report: Progress, state: _Run
+    subject: Subject, config: Config, entropy: int, pool: Runner, report: Progress, state: _Run
 ) -> None:
     space, counts = _selection(subject, config, pool, report, state)
     left = np.array([p.left for p in subject.pairs], dtype=np.int64)

@@ -1,0 +1,87 @@
+"""A ``dask.distributed`` client for a :class:`ClusterAddress`; what faier started, it stops.
+
+``local`` starts a ``LocalCluster`` of worker *processes* (one thread each:
+the units hold the GIL in numpy and Fraction code), ``tcp://…`` connects to a
+scheduler someone started with ``dask scheduler`` and ``dask worker``, and a
+caller's own ``Client`` is used as it is and left open.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from faier.cluster.address import ClusterAddress
+from faier.errors import SpecError
+
+CONNECT_SECONDS = 10.0
+"""How long to wait for a remote scheduler before calling the address bad input."""
+
+EXTRA = "install the cluster extra: pip install 'faier[cluster]'"
+
+
+def distributed() -> Any:
+    """The ``distributed`` module, or bad input saying how to install it."""
+    try:
+        import distributed as module
+    except ImportError:
+        raise SpecError("dask.distributed is not installed", where="--cluster", fix=EXTRA) from None
+    return module
+
+
+@contextmanager
+def open_client(address: ClusterAddress) -> Iterator[Any]:
+    """A client for the address, closed (with any cluster faier started) on the way out."""
+    if address.kind == "client":
+        yield address.client
+        return
+    module = distributed()
+    if address.kind == "local":
+        cluster = module.LocalCluster(
+            n_workers=address.workers or os.cpu_count() or 1,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",  # any free port: 8787 may be taken
+            silence_logs=logging.ERROR,
+        )
+        client = module.Client(cluster)
+        try:
+            yield client
+        finally:
+            client.close()
+            cluster.close()
+        return
+    assert address.url is not None
+    try:
+        _reachable(address.url)
+        client = module.Client(address.url, timeout=CONNECT_SECONDS)
+    except (OSError, TimeoutError) as failure:
+        raise SpecError(
+            f"no dask scheduler answers at {address.url} ({failure})",
+            where="--cluster",
+            fix="start one with 'dask scheduler' and 'dask worker ADDRESS', or check the address",
+        ) from None
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+def _reachable(url: str) -> None:
+    """A refused TCP connection fails at once (the client would retry until its timeout)."""
+    scheme, _, rest = url.partition("://")
+    host, _, port = rest.rstrip("/").rpartition(":")
+    if scheme not in ("tcp", "tls") or not port.isdigit():
+        return
+    with socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_SECONDS):
+        pass
+
+
+def worker_count(client: Any) -> int:
+    """Threads across the cluster's workers now (what the report calls its workers)."""
+    info = client.scheduler_info()
+    return sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values()) or 1
