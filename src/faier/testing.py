@@ -85,8 +85,13 @@ def parse_lengths(text: str) -> tuple[int, ...]:
 
 
 def _sampled_in_file(path: Path, name: str | None) -> Sampled | None:
+    from faier import adapters
+
     module = load_module(path)
     sampled = find_definitions(module, (Sampled,))
+    for key, value in vars(module).items():  # OpenDP and diffprivlib objects, wrapped
+        if not key.startswith("_") and adapters.is_library_object(value):
+            sampled[key] = adapters.LazyWrap(key, value)
     if not sampled:
         return None
     others = find_definitions(module, (*MECHANISM_TYPES, Problem))
@@ -96,6 +101,8 @@ def _sampled_in_file(path: Path, name: str | None) -> Sampled | None:
     if name is not None and name not in sampled:
         return None
     found = pick(sampled, path, name, "mechanism")
+    if isinstance(found, adapters.LazyWrap):
+        return found.wrapped()
     assert isinstance(found, Sampled)
     return found
 

@@ -3,13 +3,16 @@ a wrapper calibrated for the wrong sensitivity is caught (run when the libraries
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 import faier
 import faier.testing as t
 from faier.adapters import from_diffprivlib, from_opendp, wrap
+from faier.cli.main import app
 from faier.engines.statistical.subjects import NOT_REPRODUCIBLE
 from faier.errors import SpecError
 
@@ -128,3 +131,23 @@ def test_diffprivlib_refusals(mechanisms: Any) -> None:
         from_diffprivlib(mechanisms.Laplace(epsilon=1, delta=0.1, sensitivity=1))
     with pytest.raises(SpecError, match="whole number"):
         from_diffprivlib(mechanisms.Laplace(epsilon=1, sensitivity=0.5))
+
+
+def test_library_objects_in_a_file_are_cli_targets(mechanisms: Any, tmp_path: Any) -> None:
+    source = tmp_path / "library.py"
+    source.write_text(
+        "from diffprivlib.mechanisms import Geometric, Laplace\n"
+        "laplace = Laplace(epsilon=1, sensitivity=1)\n"
+        "geometric = Geometric(epsilon=2, sensitivity=1)\n"
+    )
+    common = ["--samples", "3000", "--selection-samples", "1000", "--seed", "1", "--json"]
+    runner = CliRunner()
+    result = runner.invoke(
+        app, ["test", str(source), "--name", "laplace", "--epsilons", "0.5,1", *common]
+    )
+    assert result.exit_code == 0, result.output
+    body = json.loads(result.output)
+    assert body["claim"] == "1" and body["target"] == "laplace"
+    assert [p["p_value"] <= 0.05 for p in body["points"]] == [True, False]
+    unnamed = runner.invoke(app, ["test", str(source), *common])
+    assert unnamed.exit_code == 2 and "laplace, geometric" in unnamed.output

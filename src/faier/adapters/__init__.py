@@ -23,6 +23,7 @@ not know: it recognises both libraries by the object's module.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from faier.adapters.common import Query
@@ -63,14 +64,36 @@ def from_diffprivlib(
     )
 
 
-def wrap(obj: Any) -> Sampled | None:
+def is_library_object(obj: Any) -> bool:
+    """An OpenDP measurement or a diffprivlib mechanism (told without importing either)."""
+    kind = type(obj)
+    library = kind.__module__.split(".")[0]
+    names = {c.__name__ for c in kind.__mro__}
+    return (library == "opendp" and "Measurement" in names) or (
+        library == "diffprivlib" and "DPMechanism" in names
+    )
+
+
+def wrap(obj: Any, name: str | None = None) -> Sampled | None:
     """``obj`` wrapped with its library's defaults, or None when no adapter knows it."""
-    module = type(obj).__module__.split(".")[0]
-    if module == "opendp":
-        return from_opendp(obj)
-    if module == "diffprivlib":
-        return from_diffprivlib(obj)
-    return None
+    if not is_library_object(obj):
+        return None
+    if type(obj).__module__.startswith("opendp"):
+        return from_opendp(obj, name=name)
+    return from_diffprivlib(obj, name=name)
 
 
-__all__ = ["from_diffprivlib", "from_opendp", "wrap"]
+@dataclass(frozen=True)
+class LazyWrap:
+    """A library object found in a mechanism file, wrapped only if it is the one chosen."""
+
+    name: str
+    obj: Any
+
+    def wrapped(self) -> Sampled:
+        found = wrap(self.obj, self.name)
+        assert found is not None
+        return found
+
+
+__all__ = ["LazyWrap", "from_diffprivlib", "from_opendp", "is_library_object", "wrap"]
