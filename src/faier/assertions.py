@@ -1,8 +1,9 @@
 """``faier.assert_private``: one assertion for a DP library's tests, exact where it can be.
 
 >>> import faier
->>> faier.assert_private("noisy-max", epsilon="ln(288/73)", settings={"n": "5", "ties": "uniform"})
-Assurance(verdict='holds', method='exact', epsilon='ln(288/73)', p_value=None, seed=None)
+>>> sure = faier.assert_private("noisy-max", "ln(288/73)", settings={"n": "5", "ties": "uniform"})
+>>> sure.verdict, sure.method
+('holds', 'exact')
 
 How it decides (``method``):
 
@@ -58,6 +59,7 @@ class Assurance:
     epsilon: str
     p_value: float | None = None
     seed: int | None = None
+    target: str = ""
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,8 @@ class Failure:
 
 failures: list[Failure] = []
 """Failed statistical assertions of this process, in order (read by the pytest plugin)."""
+passes: list[Assurance] = []
+"""Passed statistical assertions (evidence, not proofs), listed by the pytest plugin."""
 
 
 @dataclass(frozen=True)
@@ -284,7 +288,7 @@ def _decided(result: Any, engine: str, claim: str) -> Assurance:
     from faier.results import Verdict
 
     if result.verdict is Verdict.HOLDS:
-        return Assurance("holds", engine, claim)
+        return Assurance("holds", engine, claim, target=result.target)
     raise AssertionError(exact_message(result, engine))
 
 
@@ -399,9 +403,16 @@ def _statistical(
             f"{report.target}: the statistical test did not finish ({report.interrupted})"
         )
     if point.p_value > alpha / 2:
-        return Assurance(
-            "no evidence against", "statistical", claim.text, point.p_value, chosen_seed
+        passed = Assurance(
+            "no evidence against",
+            "statistical",
+            claim.text,
+            point.p_value,
+            chosen_seed,
+            report.target,
         )
+        passes.append(passed)
+        return passed
     failures.append(Failure(report.target, chosen_seed, point.p_value, reproducible))
     raise AssertionError(statistical_message(report, claim.text, alpha, chosen_seed, reproducible))
 

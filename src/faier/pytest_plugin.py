@@ -77,11 +77,23 @@ FAILED = pytest.StashKey[list[assertions.Failure]]()
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
-    before = len(assertions.failures)
+    before, passed = len(assertions.failures), len(assertions.passes)
     try:
         return (yield)
     finally:
         item.stash[FAILED] = assertions.failures[before:]
+        lines = [f"{item.nodeid}: {_evidence(a)}" for a in assertions.passes[passed:]]
+        item.config.stash.setdefault(EVIDENCE, []).extend(lines)
+
+
+EVIDENCE = pytest.StashKey[list[str]]()
+
+
+def _evidence(passed: assertions.Assurance) -> str:
+    return (
+        f"{passed.target} at ε = {passed.epsilon}: no evidence against "
+        f"(p = {passed.p_value:.3g}, seed {passed.seed}), not a proof"
+    )
 
 
 @pytest.hookimpl(wrapper=True)
@@ -111,6 +123,16 @@ def _replay(failure: assertions.Failure) -> str:
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    evidence = config.stash.get(EVIDENCE, [])
+    if evidence and config.getoption("verbose") > 0:
+        terminalreporter.section("faier statistical checks")
+        for line in evidence:
+            terminalreporter.write_line(line)
+    elif evidence:
+        terminalreporter.write_line(
+            f"faier: {len(evidence)} check(s) passed statistically (evidence, not proofs; "
+            "-v lists them)"
+        )
     lines = config.stash.get(SUMMARY, [])
     if lines:
         terminalreporter.section("faier seeds")

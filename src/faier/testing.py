@@ -158,11 +158,14 @@ def as_target(target: Target) -> str | Problem:
 
 def as_vector(value: Any, where: str = "--pair") -> Vector:
     """One input as the tester uses it: a number, a list, a tuple or a 1-D numpy array."""
-    items = list(value) if isinstance(value, list | tuple | np.ndarray) else [value]
-    if isinstance(value, np.ndarray) and value.ndim != 1:
+    if isinstance(value, np.ndarray) and value.ndim > 1:
         raise SpecError(
             f"an input must be one-dimensional, got an array of shape {value.shape}", where=where
         )
+    if isinstance(value, np.ndarray):
+        items = list(value.reshape(-1))
+    else:
+        items = list(value) if isinstance(value, list | tuple) else [value]
     numbers: list[int | float] = []
     for item in items:
         if isinstance(item, bool | np.bool_) or not isinstance(

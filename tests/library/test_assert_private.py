@@ -46,7 +46,7 @@ def brute_force_rr() -> tuple[Fraction, Fraction, Fraction]:
 def test_exact_holds_at_the_brute_force_epsilon() -> None:
     _, _, ratio = brute_force_rr()
     assurance = faier.assert_private(randomized_response, epsilon=f"ln({ratio})")
-    assert assurance == faier.Assurance("holds", "exact", "ln(3)")
+    assert assurance == faier.Assurance("holds", "exact", "ln(3)", target="randomized_response")
 
 
 def test_exact_failure_shows_verdict_epsilon_star_and_the_witness_exactly() -> None:

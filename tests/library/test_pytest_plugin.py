@@ -76,9 +76,16 @@ def test_half_of_it(faier):
 """
     )
     result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "--faier-samples", "4000", "--faier-seed", "7"
+        "-p", "no:cacheprovider", "-v", "--faier-samples", "4000", "--faier-seed", "7"
     )
     result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*faier statistical checks*",
+            "*test_claim_held: noisy_first at ε = 0.5: no evidence against (p = *, seed 7), "
+            "not a proof",
+        ]
+    )
     result.stdout.fnmatch_lines(
         [
             "*noisy_first is not ε = 0.25 private: statistical evidence, p = * ≤ α/2 = 0.005*",
