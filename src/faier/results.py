@@ -364,6 +364,12 @@ class Result:
     def seconds(self) -> float:
         return self.statistics.seconds
 
+    def _repr_html_(self) -> str:
+        """The HTML report, as Jupyter shows it (``faier.report.html``)."""
+        from faier.report.html import fragment
+
+        return fragment(self)
+
     def to_json(self) -> dict[str, Any]:
         """The documented JSON contract (README, 'JSON output')."""
         out: dict[str, Any] = {"target": self.target, "privacy": self.privacy}

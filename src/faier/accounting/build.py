@@ -15,7 +15,7 @@ from collections.abc import Hashable
 from fractions import Fraction
 from typing import Any
 
-from faier.accounting.pld import PrivacyLossDistribution, from_distributions
+from faier.accounting.pld import PrivacyLossDistribution
 from faier.core.budget import Budget
 from faier.core.problem import Problem
 from faier.errors import SpecError
@@ -148,17 +148,27 @@ def pld_of(
     values = {"left_value": _value(comparison.left), "right_value": _value(comparison.right)}
     if isinstance(mechanism, HMM):
         return _sequence_pld(problem, mechanism, comparison, budget, values)
-    assert isinstance(mechanism, Program | StepProgram)
-    left = _mixture(mechanism, comparison.left, budget)
-    right = _mixture(mechanism, comparison.right, budget)
-    return from_distributions(
-        left,
-        right,
+    return PrivacyLossDistribution.from_outcomes(
+        outcomes_of(problem, comparison, budget),
         comparison.left_name,
         comparison.right_name,
-        show=mechanism.output_name,
         **values,
     )
+
+
+def outcomes_of(
+    problem: Problem, comparison: Comparison[Hashable], budget: Budget | None = None
+) -> list[tuple[str, Fraction, Fraction]]:
+    """Every output of a one-shot program on both sides: (name, P, Q), exactly."""
+    budget = budget or Budget()
+    mechanism = problem.mechanism
+    if not isinstance(mechanism, Program | StepProgram):
+        raise SpecError(f"{problem.name} is not a one-shot program", where=problem.name)
+    left = _mixture(mechanism, comparison.left, budget)
+    right = _mixture(mechanism, comparison.right, budget)
+    outputs = list(dict.fromkeys([*left, *right]))
+    zero = Fraction(0)
+    return [(mechanism.output_name(o), left.get(o, zero), right.get(o, zero)) for o in outputs]
 
 
 def _sequence_pld(

@@ -83,6 +83,12 @@ class PLDReport:
         a, b = self.distribution.epsilon, self.distribution.reversed().epsilon
         return a if a.exceeds(b) else b
 
+    def _repr_html_(self) -> str:
+        """The HTML report, as Jupyter shows it (``faier.report.html``)."""
+        from faier.report.html import fragment
+
+        return fragment(self)
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "target": self.target,

@@ -13,7 +13,15 @@ from typing import Annotated
 
 import typer
 
-from faier.cli.common import JsonOption, SetOption, app, bad_input_exits, emit
+from faier.cli.common import (
+    JsonOption,
+    SetOption,
+    app,
+    bad_input_exits,
+    check_report_path,
+    emit,
+)
+from faier.cli.report import ReportOption
 from faier.core.options import Options, read_settings
 from faier.errors import SpecError
 
@@ -62,8 +70,10 @@ def check(
     const: ConstOption = None,
     as_json: JsonOption = False,
     max_words: WordsOption = None,
+    report: ReportOption = None,
 ) -> None:
     """Check a dpCTL* formula (exit 0 holds, 1 fails, 3 unknown, 2 bad input)."""
+    check_report_path(report)
     with bad_input_exits(ImportError):
         from faier.logic import checker, loading
         from faier.report.check import render_check
@@ -88,7 +98,14 @@ def check(
             seconds=time.perf_counter() - started,
             model_seconds=built - started,
         )
-    emit(result, "check", as_json, lambda console: render_check(result, console), width=160)
+    emit(
+        result,
+        "check",
+        as_json,
+        lambda console: render_check(result, console),
+        width=160,
+        html_report=report,
+    )
 
 
 def _word_limit(max_words: int | None) -> int:

@@ -13,6 +13,7 @@ import tempfile
 import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
@@ -30,6 +31,7 @@ from rich.progress import (
 
 from faier.core.options import SPECS, Options
 from faier.errors import FaierError, InputError, InternalError
+from faier.report.html import Extras
 from faier.report.terminal import render
 from faier.results import ExitCode, Report, Result, envelope
 from faier.version import VERSION
@@ -205,11 +207,16 @@ def emit(
     as_json: bool,
     show: Callable[[Console], None],
     width: int | None = WIDTH,
+    html_report: Path | None = None,
+    extras: Callable[[], Extras] | None = None,
 ) -> None:
     """Print a report (the JSON envelope, or its one renderer) and exit with its code.
 
     ``width`` is the table width when stdout is not a terminal (None: rich's default).
+    ``html_report``: also write the HTML page there (atomically), with ``extras``.
     """
+    if html_report is not None:
+        write_html(html_report, report, command, extras)
     if as_json:
         data = envelope(report, command)
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
@@ -218,12 +225,48 @@ def emit(
     raise typer.Exit(report.exit_code)
 
 
-def run_result(command: str, action: Callable[[], Result], as_json: bool) -> None:
+def write_html(
+    path: Path, report: Report, command: str, extras: Callable[[], Extras] | None = None
+) -> None:
+    """Write ``--report FILE.html``; a path that cannot be written is bad input (exit 2)."""
+    from faier.cli.report import command_line
+    from faier.report.html import page, write
+
+    with bad_input_exits():
+        shown = extras() if extras is not None else None
+        write(path, page(report, command=command, extras=shown, command_line=command_line()))
+
+
+def check_report_path(path: Path | None) -> None:
+    """Refuse a ``--report`` path before any work is done."""
+    if path is not None:
+        from faier.report.html import check_path
+
+        with bad_input_exits():
+            check_path(path)
+
+
+def run_result(
+    command: str,
+    action: Callable[[], Result],
+    as_json: bool,
+    html_report: Path | None = None,
+    extras: Callable[[Result], Extras] | None = None,
+) -> None:
     """Run an API call with the progress bar; bad input becomes one message and exit 2."""
+    check_report_path(html_report)
     with bad_input_exits():
         progress.start()
         try:
             result = action()
         finally:
             progress.stop()
-    emit(result, command, as_json, lambda console: render(result, console), width=None)
+    emit(
+        result,
+        command,
+        as_json,
+        lambda console: render(result, console),
+        width=None,
+        html_report=html_report,
+        extras=None if extras is None else (lambda: extras(result)),
+    )

@@ -44,6 +44,7 @@ from faier.cli.common import (
     progress,
     run_result,
 )
+from faier.cli.report import ReportOption, result_extras
 from faier.core import engine as registry
 from faier.errors import InputError
 from faier.examples import table2
@@ -77,6 +78,7 @@ def epsilon(
     encoding: EncodingOption = None,
     emit_smt2: EmitOption = None,
     precision: PrecisionOption = None,
+    report: ReportOption = None,
 ) -> None:
     """Compute the exact privacy loss ε* (with --delta: the least ε with δ(ε) ≤ δ).
 
@@ -87,6 +89,8 @@ def epsilon(
         "epsilon",
         lambda: api.epsilon(target, options_from(given), progress=progress),
         as_json,
+        report,
+        lambda result: result_extras(target, options_from(given), result),
     )
 
 
@@ -108,6 +112,7 @@ def verify(
     solver: SolverOption = None,
     encoding: EncodingOption = None,
     emit_smt2: EmitOption = None,
+    report: ReportOption = None,
 ) -> None:
     """Decide whether TARGET is ε-private (exit 0 holds, 1 violated, 3 unknown, 2 bad input).
 
@@ -118,6 +123,8 @@ def verify(
         "verify",
         lambda: api.verify(target, eps, options_from(given), progress=progress),
         as_json,
+        report,
+        lambda result: result_extras(target, options_from(given), result),
     )
 
 

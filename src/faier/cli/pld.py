@@ -22,10 +22,12 @@ from faier.cli.common import (
     TimeoutOption,
     app,
     bad_input_exits,
+    check_report_path,
     emit,
     error_line,
     options_from,
 )
+from faier.cli.report import ReportOption
 from faier.errors import BudgetExceeded
 from faier.results import ExitCode
 
@@ -69,6 +71,7 @@ def pld(
     timeout: TimeoutOption = None,
     max_states: StatesOption = None,
     as_json: JsonOption = False,
+    html: ReportOption = None,
 ) -> None:
     """The exact privacy loss distribution of a neighbouring pair (every loss and its probability).
 
@@ -77,6 +80,7 @@ def pld(
     given = locals()
     from importlib.util import find_spec
 
+    check_report_path(html)
     use_accountant = accountant and find_spec("dp_accounting") is not None
     try:
         with bad_input_exits():
@@ -93,4 +97,4 @@ def pld(
         raise typer.Exit(ExitCode.UNKNOWN) from None
     from faier.report.pld import render_pld
 
-    emit(report, "pld", as_json, lambda console: render_pld(report, console))
+    emit(report, "pld", as_json, lambda console: render_pld(report, console), html_report=html)

@@ -27,12 +27,14 @@ from faier.cli.common import (
     WorkersOption,
     app,
     bad_input_exits,
+    check_report_path,
     emit,
     err,
     error_line,
     flag,
     options_from,
 )
+from faier.cli.report import ReportOption
 from faier.engines.statistical.reports import EpsilonPoint, StatReport
 from faier.errors import BudgetExceeded, InputError
 from faier.report.statistical import plot_pvalues, render_bound, render_certify, render_test
@@ -144,9 +146,11 @@ def test(
     timeout: TimeoutOption = None,
     plot: Plot = None,
     as_json: JsonOption = False,
+    html: ReportOption = None,
 ) -> None:
     """Look for statistical evidence that TARGET is not ε-DP, over a grid of ε (StatDP)."""
     given = locals()
+    check_report_path(html)
     report = _run(
         lambda progress: testing.statistical_test(
             target,
@@ -158,7 +162,7 @@ def test(
         )
     )
     _plot(report, plot)
-    emit(report, "test", as_json, lambda console: render_test(report, console))
+    emit(report, "test", as_json, lambda console: render_test(report, console), html_report=html)
 
 
 @app.command()
@@ -182,9 +186,11 @@ def certify(
     timeout: TimeoutOption = None,
     plot: Plot = None,
     as_json: JsonOption = False,
+    html: ReportOption = None,
 ) -> None:
     """Test, then compute each candidate counterexample exactly: real or spurious per ε."""
     given = locals()
+    check_report_path(html)
     report = _run(
         lambda progress: testing.certify(
             target,
@@ -196,7 +202,13 @@ def certify(
         )
     )
     _plot(report.test, plot)
-    emit(report, "certify", as_json, lambda console: render_certify(report, console))
+    emit(
+        report,
+        "certify",
+        as_json,
+        lambda console: render_certify(report, console),
+        html_report=html,
+    )
 
 
 @app.command()
@@ -229,9 +241,11 @@ def bound(
     timeout: TimeoutOption = None,
     plot: Plot = None,
     as_json: JsonOption = False,
+    html: ReportOption = None,
 ) -> None:
     """A lower bound on ε*: the tester's interval, then exact ε* or a statistical bound."""
     given = locals()
+    check_report_path(html)
     report = _run(
         lambda progress: testing.bound(
             target,
@@ -245,4 +259,4 @@ def bound(
         )
     )
     _plot(report.test, plot)
-    emit(report, "bound", as_json, lambda console: render_bound(report, console))
+    emit(report, "bound", as_json, lambda console: render_bound(report, console), html_report=html)

@@ -204,6 +204,12 @@ class CheckResult:
         used = sorted({row.method for report in self.operators for row in report.rows})
         return "dpCTL* model checking: " + (", ".join(used) if used else "storm")
 
+    def _repr_html_(self) -> str:
+        """The HTML report, as Jupyter shows it (``faier.report.html``)."""
+        from faier.report.html import fragment
+
+        return fragment(self)
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "model": self.model,

@@ -27,39 +27,46 @@ from fractions import Fraction
 from faier.core.budget import Budget
 from faier.engines.exact.float_frontier import FloatRangeError, float_search
 from faier.engines.exact.incumbents import seed_incumbents
+from faier.engines.exact.integer_vectors import IntegerVector, integer_times, integer_vector
 from faier.engines.exact.pruning import (
-    Key,
     SearchCounts,
     gain_bounds,
     growth_bounds,
     incumbents,
-    normalised_key,
-    ratio_bound,
+    integer_ratio_bound,
 )
 from faier.engines.exact.sequence_mode import (
     DepthRecord,
+    Rows,
     SearchState,
     SequenceComparison,
     SequenceSystem,
-    SparseVector,
-    _times,
 )
-from faier.results import loss_of
+from faier.results import Loss, loss_of
 
 
 @dataclass
 class _Node:
-    a: SparseVector
-    b: SparseVector
-    scale: Fraction
+    """A prefix: its vectors, |a|/|b| as an unreduced pair (top, bottom), and its path."""
+
+    a: IntegerVector
+    b: IntegerVector
+    top: int
+    bottom: int
     comparison: int
     path: tuple[int, ...]
 
+    @property
+    def scale(self) -> Fraction:
+        return Fraction(self.top, self.bottom)
 
-Frontier = dict[Key | tuple[int, int], _Node]
+
+Direction = tuple[tuple[int, int], ...]
+Frontier = dict[tuple[Direction, Direction] | tuple[int, int], _Node]
+Keep = Callable[[IntegerVector, IntegerVector, int], bool]
 
 
-def _keep_all(a: SparseVector, b: SparseVector, depth: int) -> bool:
+def _keep_all(a: IntegerVector, b: IntegerVector, depth: int) -> bool:
     return True
 
 
@@ -67,6 +74,37 @@ def _best_of(frontier: Frontier, width: int) -> Frontier:
     """The ``width`` prefixes of largest loss (the beam)."""
     ranked = sorted(frontier.items(), key=lambda item: item[1].scale, reverse=True)
     return dict(ranked[:width])
+
+
+def _beats(top: int, top_den: int, bottom: int, bottom_den: int, record: Loss) -> bool:
+    """(top/top_den) / (bottom/bottom_den) exceeds the record, by cross-multiplying."""
+    if bottom == 0:
+        return not record.infinite
+    if record.ratio is None:
+        return False
+    ratio = record.ratio
+    return top * bottom_den * ratio.denominator > ratio.numerator * bottom * top_den
+
+
+Products = dict[tuple[int, int, tuple[tuple[int, int], ...]], IntegerVector]
+
+_PRODUCTS_KEPT = 1 << 17
+"""Products remembered across the incumbent runs before the memory is cleared."""
+
+
+def _times(products: Products | None, vector: IntegerVector, rows: Rows) -> IntegerVector:
+    """vector·rows, remembered across runs for short vectors (which are in lowest terms,
+    so equal vectors have equal keys): Above Threshold's 16 pattern runs met 51k distinct
+    products in 160k."""
+    if products is None or not isinstance(vector.numerators, dict):
+        return integer_times(vector, rows)
+    key = (id(rows), vector.den, vector.entries())
+    hit = products.get(key)
+    if hit is None:
+        if len(products) >= _PRODUCTS_KEPT:
+            products.clear()
+        hit = products[key] = integer_times(vector, rows)
+    return hit
 
 
 def _extend(
@@ -77,10 +115,18 @@ def _extend(
     budget: Budget,
     state: SearchState,
     counts: SearchCounts,
-    keep: Callable[[SparseVector, SparseVector, int], bool],
+    keep: Keep,
     symbols: Iterable[int],
+    products: Products | None = None,
 ) -> Frontier:
-    """One level: extend every prefix by the given symbols, record losses, merge, prune."""
+    """One level: extend every prefix by the given symbols, record losses, merge, prune.
+
+    Vectors stay integers over one unreduced denominator
+    (:mod:`integer_vectors`): losses are compared with the record by
+    cross-multiplying, prefixes are merged by their primitive integer
+    directions, and a Fraction is made only for a new record (Above
+    Threshold's pattern runs spent most of their time reducing Fractions).
+    """
     halted = system.halted
     following: Frontier = {}
     chosen = tuple(symbols)
@@ -88,20 +134,20 @@ def _extend(
         budget.spend()
         counts.explored += 1
         for sym in chosen:
-            a2 = _times(node.a, system.left[sym])
-            pa = sum(a2.values(), Fraction(0))
-            if pa == 0:
+            a2 = _times(products, node.a, system.left[sym])
+            top = a2.total()
+            if top == 0:
                 continue
-            b2 = _times(node.b, system.right[sym])
-            pb = sum(b2.values(), Fraction(0))
-            loss = loss_of(pa, pb)
+            b2 = _times(products, node.b, system.right[sym])
+            bottom = b2.total()
             path = (*node.path, sym)
             record = state.best[depth]
-            if record is None or loss.exceeds(record.loss):
-                state.best[depth] = DepthRecord(loss, pa, pb, node.comparison, path)
-            if pb == 0:
+            if record is None or _beats(top, a2.den, bottom, b2.den, record.loss):
+                pa, pb = Fraction(top, a2.den), Fraction(bottom, b2.den)
+                state.best[depth] = DepthRecord(loss_of(pa, pb), pa, pb, node.comparison, path)
+            if bottom == 0:
                 continue
-            if halted is not None and set(a2) <= {halted} and set(b2) <= {halted}:
+            if halted is not None and a2.within(halted) and b2.within(halted):
                 continue
             if depth == horizon:
                 counts.cut = True
@@ -110,14 +156,14 @@ def _extend(
                 counts.pruned += 1
                 counts.cut = True
                 continue
-            key = normalised_key(a2, b2, pa, pb)
-            scale = pa / pb
+            key = (a2.direction(), b2.direction())
+            scale_top, scale_bottom = top * b2.den, bottom * a2.den
             existing = following.get(key)
             if existing is not None:
                 counts.merged += 1
-                if scale <= existing.scale:
+                if scale_top * existing.bottom <= existing.top * scale_bottom:
                     continue
-            following[key] = _Node(a2, b2, scale, node.comparison, path)
+            following[key] = _Node(a2, b2, scale_top, scale_bottom, node.comparison, path)
     return following
 
 
@@ -144,13 +190,15 @@ def merged_search(
     counts = counts or SearchCounts()
     counts.horizon, counts.phase = horizon, "length"
     start: Frontier = {
-        (index, -1): _Node(c.a0, c.b0, Fraction(1), index, ())
+        (index, -1): _Node(integer_vector(c.a0), integer_vector(c.b0), 1, 1, index, ())
         for index, c in enumerate(comparisons)
     }
 
+    products: Products = {}
+
     def extend_all(frontier: Frontier, depth: int, symbols: Sequence[int]) -> Frontier:
         following = _extend(
-            system, frontier, depth, horizon, budget, state, seeding, _keep_all, symbols
+            system, frontier, depth, horizon, budget, state, seeding, _keep_all, symbols, products
         )
         if progress is not None:
             seeding.depth, seeding.frontier = depth, len(following)
@@ -175,9 +223,9 @@ def merged_search(
     growth = growth_bounds(system, horizon)
     gains = gain_bounds(system, horizon)
 
-    def keep(a: SparseVector, b: SparseVector, depth: int) -> bool:
+    def keep(a: IntegerVector, b: IntegerVector, depth: int) -> bool:
         for k in range(depth + 1, horizon + 1):
-            bound = ratio_bound(a, b, growth[k - depth], gains[k - depth])
+            bound = integer_ratio_bound(a, b, growth[k - depth], gains[k - depth])
             incumbent = best[k]
             if incumbent is None or bound.exceeds(incumbent):
                 return True

@@ -62,7 +62,7 @@ from faier.engines.exact.pruning import (
     gain_bounds,
     growth_bounds,
     incumbents,
-    ratio_bound,
+    integer_ratio_bound,
 )
 from faier.engines.exact.sequence_mode import (
     DepthRecord,
@@ -332,8 +332,8 @@ class _Bound:
         return self.balls[bits]
 
     def exact(self) -> Loss:
-        a, b = self.exact_vectors.sparse(self.depth, self.index)
-        bound = ratio_bound(a, b, self.growth, self.gain)
+        a, b = self.exact_vectors.vectors(self.depth, self.index)
+        bound = integer_ratio_bound(a, b, self.growth, self.gain)
         _audit(self.guess, _log_loss(bound), self.eta)
         _check_balls(bound, self.balls)
         return bound
@@ -688,10 +688,12 @@ def _prune(
         for column, j in enumerate(remaining.tolist()):
             incumbent = best[depth + j]
             gain = search.gains[j] if search.gains_finite else None
-            operand = _Bound(
-                exact, depth, int(i), search.growth[j], gain, float(bounds[i, column]), eta
-            )
-            if incumbent is None or _exceeds(operand, _Known(incumbent), exact.use_balls):
+            guess = float(bounds[i, column])
+            operand = _Bound(exact, depth, int(i), search.growth[j], gain, guess, eta)
+            tie = guess == lowest[column]  # most likely an exact tie: balls cannot settle it
+            if incumbent is None or _exceeds(
+                operand, _Known(incumbent), exact.use_balls and not tie
+            ):
                 keep[i] = True
                 break
     counts.pruned += int((~keep).sum())

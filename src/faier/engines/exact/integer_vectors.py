@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from faier.engines.exact.sequence_mode import Rows, SparseVector, _flint, _integer_rows
@@ -29,17 +30,36 @@ class IntegerVector:
     numerators: Any
     den: int
 
-    def entries(self) -> list[tuple[int, int]]:
+    def entries(self) -> tuple[tuple[int, int], ...]:
         """The non-zero numerators as (state, value) pairs, in state order."""
+        return self._entries
+
+    @cached_property
+    def _entries(self) -> tuple[tuple[int, int], ...]:
         if isinstance(self.numerators, dict):
-            return sorted(self.numerators.items())
-        return [(s, int(x)) for s, x in enumerate(self.numerators.entries()) if x]
+            return tuple(sorted((s, x) for s, x in self.numerators.items() if x))
+        return tuple((s, int(x)) for s, x in enumerate(self.numerators.entries()) if x)
 
     def total(self) -> int:
         """Σ numerators: the mass is ``total() / den``."""
+        return self._total
+
+    @cached_property
+    def _total(self) -> int:
         if isinstance(self.numerators, dict):
             return sum(self.numerators.values())
         return int(sum(self.numerators.entries()))
+
+    def within(self, state: int) -> bool:
+        """Whether every non-zero entry is at ``state`` (the halted state, say)."""
+        entries = self.entries()
+        return not entries or (len(entries) == 1 and entries[0][0] == state)
+
+    def direction(self) -> tuple[tuple[int, int], ...]:
+        """The primitive integer vector along this one: equal exactly for proportional vectors."""
+        entries = self.entries()
+        common = math.gcd(*(x for _, x in entries))
+        return tuple((s, x // common) for s, x in entries)
 
     def mass(self) -> Fraction:
         return Fraction(self.total(), self.den)
@@ -74,7 +94,17 @@ def integer_times(vector: IntegerVector, rows: Rows) -> IntegerVector:
         scaled_x = x * scale[s]
         for t, weight in matrix.rows[s]:
             sums[t] = sums.get(t, 0) + scaled_x * weight
+    if len(sums) <= _REDUCE_UP_TO:
+        common = math.gcd(den, *sums.values())
+        if common > 1:
+            return IntegerVector({t: x // common for t, x in sums.items()}, den // common)
     return IntegerVector(sums, den)
+
+
+_REDUCE_UP_TO = 16
+"""Short vectors are divided by the gcd of all numerators and the denominator at each
+step (one gcd call): on long runs (Above Threshold, 1000 steps) unreduced numbers grew
+to thousands of bits where the reduced ones stay near the exact size."""
 
 
 def mass_after(vector: IntegerVector, rows: Rows) -> Fraction:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from faier.engines.exact.integer_vectors import IntegerVector
 from faier.engines.exact.sequence_mode import (
     Rows,
     SearchState,
@@ -177,6 +178,33 @@ def ratio_bound(
     if pb == 0:
         return best
     scaled = _product(Loss(pa / pb), gain)
+    return best if scaled.exceeds(best) else scaled
+
+
+def integer_ratio_bound(
+    a: IntegerVector, b: IntegerVector, growth: list[Loss], gain: Loss | None = None
+) -> Loss:
+    """:func:`ratio_bound` on integer vectors: the maximising state found by
+    cross-multiplying, one Fraction made at the end (no gcd per state)."""
+    denominators = dict(b.entries())
+    top, bottom = 0, 1
+    infinite = False
+    for s, x in a.entries():
+        y = denominators.get(s, 0)
+        factor = growth[s].ratio
+        if y == 0 or factor is None:
+            infinite = True
+            break
+        num, den = x * factor.numerator, y * factor.denominator
+        if num * bottom > top * den:
+            top, bottom = num, den
+    best = Loss(None) if infinite else Loss(Fraction(top * b.den, bottom * a.den))
+    if gain is None or gain.ratio is None:
+        return best
+    total_b = b.total()
+    if total_b == 0:
+        return best
+    scaled = Loss(Fraction(a.total() * b.den, total_b * a.den) * gain.ratio)
     return best if scaled.exceeds(best) else scaled
 
 

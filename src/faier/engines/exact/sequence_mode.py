@@ -345,8 +345,8 @@ def sequence_witness(
         left_answers = [x for x, _ in answered]
         right_answers = [y for _, y in answered]
         return Witness(
-            left=f"{comp.left_name}, answers {show_input(tuple(left_answers))}",
-            right=f"{comp.right_name}, answers {show_input(tuple(right_answers))}",
+            left=f"{comp.left_name}, answers {_show_answers(left_answers)}",
+            right=f"{comp.right_name}, answers {_show_answers(right_answers)}",
             output=outputs,
             p=p,
             q=q,
@@ -355,6 +355,14 @@ def sequence_witness(
             right_value=right_answers,
         )
     return Witness(comp.left_name, comp.right_name, outputs, p, q, comp.kind)
+
+
+def _show_answers(answers: list[Hashable]) -> str:
+    """``show_input`` of the answer tuple; plain answers joined at once (long transcripts:
+    Above Threshold writes a witness of every length up to 1000)."""
+    if tuple in set(map(type, answers)):
+        return show_input(tuple(answers))
+    return "[" + ", ".join(map(str, answers)) + "]"
 
 
 def recompute(

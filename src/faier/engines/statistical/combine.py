@@ -75,6 +75,12 @@ class CertifyReport:
     def exit_code(self) -> int:
         return ExitCode.INTERRUPTED if self.test.interrupted else self.result.exit_code
 
+    def _repr_html_(self) -> str:
+        """The HTML report, as Jupyter shows it (``faier.report.html``)."""
+        from faier.report.html import fragment
+
+        return fragment(self)
+
     def to_json(self) -> dict[str, Any]:
         verdict = self.result.to_json()
         return {
@@ -197,6 +203,12 @@ class BoundReport:
         if not violated or not holds:
             return None
         return max(violated), min(holds)
+
+    def _repr_html_(self) -> str:
+        """The HTML report, as Jupyter shows it (``faier.report.html``)."""
+        from faier.report.html import fragment
+
+        return fragment(self)
 
     def to_json(self) -> dict[str, Any]:
         interval = self.test.interval

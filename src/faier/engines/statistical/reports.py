@@ -147,6 +147,12 @@ class StatReport:
             return None
         return next((p for p in self.points if math.isclose(p.epsilon, epsilon)), None)
 
+    def _repr_html_(self) -> str:
+        """The HTML report, as Jupyter shows it (``faier.report.html``)."""
+        from faier.report.html import fragment
+
+        return fragment(self)
+
     def to_json(self) -> dict[str, Any]:
         s = self.settings
         out: dict[str, Any] = {

@@ -1,0 +1,137 @@
+"""``--report FILE.html``: the option, the command line that reproduces a run, the page's extras.
+
+The page itself is :mod:`faier.report.html`; here the CLI adds what only it
+knows: the command as typed (rebuilt from the parsed options, ``--report``
+left out) and, for ``epsilon``/``verify``, the witness pair's exact output
+distributions and the privacy profile δ(ε) for (ε, δ) questions.
+"""
+
+from __future__ import annotations
+
+import importlib
+import shlex
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from faier.core.options import Options
+from faier.errors import BudgetExceeded, FaierError
+from faier.report.html import Extras
+
+ReportOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--report",
+        help="also write a self-contained HTML report (verdict, witness, figures) to FILE.html",
+    ),
+]
+
+MAX_PROFILE_COMPARISONS = 400
+
+
+def _context() -> Any:
+    """The running command's context (typer vendors its own click; older typers use click)."""
+    for module in ("typer._click.globals", "click"):
+        try:
+            found = importlib.import_module(module)
+        except ImportError:
+            continue
+        ctx = getattr(found, "get_current_context", lambda silent: None)(silent=True)
+        if ctx is not None:
+            return ctx
+    return None
+
+
+def command_line() -> str:
+    """``faier COMMAND ARGS…`` as parsed (``--report`` left out), quoted for a shell."""
+    ctx = _context()
+    if ctx is None:
+        return ""
+    words = ["faier", ctx.info_name or ""]
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name or "")
+        opts = list(getattr(param, "opts", ()))
+        if "--report" in opts or value is None or value == param.default:
+            continue
+        if param.param_type_name == "argument":
+            words.append(str(value))
+            continue
+        if getattr(param, "is_flag", False):
+            if value is True:
+                words.append(opts[0])
+            elif param.secondary_opts:
+                words.append(param.secondary_opts[0])
+            continue
+        for item in value if isinstance(value, list | tuple) else [value]:
+            words.extend([opts[0], str(item)])
+    return shlex.join(words)
+
+
+def result_extras(target: str, options: Options, result: Any) -> Extras:
+    """The witness pair's output distributions and δ(ε) for (ε, δ); notes where they fail."""
+    from faier import api
+    from faier.accounting.build import comparison_of, outcomes_of, pld_of
+    from faier.core.budget import Budget
+    from faier.mechanisms.program import Program, StepProgram
+
+    witness = getattr(result, "witness", None)
+    notes: list[str] = []
+    outputs: tuple[tuple[Any, Any, Any], ...] = ()
+    profile: tuple[tuple[float, float], ...] = ()
+    note = ""
+    try:
+        problem = api.load_problem(target, options)
+        one_shot = isinstance(problem.mechanism, Program | StepProgram)
+        budget = Budget(timeout=30)
+        pair = None
+        if witness is not None:
+            pair = (
+                (witness.left_value, witness.right_value)
+                if witness.left_value is not None
+                else (witness.left, witness.right)
+            )
+        if pair is not None and one_shot:
+            outputs = tuple(outcomes_of(problem, comparison_of(problem, pair), budget))
+        if options.delta is not None:
+            comparisons: list[Any] = []
+            if one_shot:
+                inputs = problem.mechanism.inputs  # type: ignore[union-attr]
+                if len(inputs) <= MAX_PROFILE_COMPARISONS:
+                    comparisons = problem.privacy.comparisons(inputs.values)  # type: ignore[union-attr]
+            if 0 < len(comparisons) <= MAX_PROFILE_COMPARISONS:
+                plds = [pld_of(problem, c, budget) for c in comparisons]
+                note = f"δ(ε): the largest over all {len(plds)} ordered comparisons, exact"
+            elif pair is not None:
+                single = pld_of(problem, comparison_of(problem, pair), budget)
+                plds = [single, single.reversed()]
+                note = "δ(ε) of the witness pair (both orders), exact"
+            else:
+                plds = []
+            profile = _profile(plds)
+    except (FaierError, BudgetExceeded) as why:
+        notes.append(f"Some figures were left out: {why}")
+    return Extras(outputs=outputs, profile=profile, profile_note=note, notes=tuple(notes))
+
+
+def _profile(plds: list[Any]) -> tuple[tuple[float, float], ...]:
+    import math
+
+    if not plds:
+        return ()
+    tops = [a.ratio for p in plds for a in p.atoms if a.ratio is not None and a.p > 0]
+    top = max([math.log(r) for r in tops if r >= 1] or [1.0])
+    grid = [top * 1.1 * i / 80 for i in range(81)]
+    points = []
+    for eps in grid:
+        t = math.exp(eps)
+        worst = 0.0
+        for pld in plds:
+            value = sum(
+                float(a.p) - t * float(a.q)
+                for a in pld.atoms
+                if a.ratio is None or float(a.ratio) > t
+            )
+            worst = max(worst, value)
+        points.append((eps, worst))
+    return tuple(points)
