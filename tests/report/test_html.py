@@ -32,6 +32,7 @@ def test_verify_noisy_max_writes_the_witness_and_a_figure(tmp_path: Path) -> Non
     args = ["verify", "noisy-max", "--set", "n=3", "-e", "ln(2)", "--report", str(target)]
     result = runner.invoke(app, args)
     assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit), result.exception
     text = target.read_text(encoding="utf-8")
     self_contained(text)
     assert "violated" in text and "ln(24/7)" in text
@@ -59,6 +60,7 @@ def test_every_command_writes_a_page(
     target = tmp_path / "page.html"
     result = runner.invoke(app, [*args, "--report", str(target)])
     assert result.exit_code == code, result.output
+    assert code == 0 or isinstance(result.exception, SystemExit), result.exception
     text = target.read_text(encoding="utf-8")
     self_contained(text)
     for piece in expected:

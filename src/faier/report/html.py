@@ -241,9 +241,10 @@ def _result_body(result: Result, extras: Extras) -> str:
         claim = f"least ε with δ(ε) ≤ {result.delta}"
     star = result.epsilon_star.show() if result.epsilon_star is not None else ""
     interval = ""
-    if result.enclosure is not None:
-        star = star or result.enclosure.show()
-        interval = f"[{result.enclosure.lower:.12g}, {result.enclosure.upper:.12g}]"
+    enclosure = getattr(result, "enclosure", None)  # certified results (continuous noise)
+    if enclosure is not None:
+        star = star or enclosure.show()
+        interval = f"[{enclosure.lower:.12g}, {enclosure.upper:.12g}]"
     elif result.epsilon_star is None and result.lower_bound is not None:
         upper = result.parametric.upper if result.parametric is not None else None
         interval = f"[{result.lower_bound.show()}, {upper.show() if upper else '∞ (unknown)'}]"
@@ -260,8 +261,9 @@ def _result_body(result: Result, extras: Extras) -> str:
     parts = [_facts(rows)]
     if result.witness is not None:
         parts.append(_witness_table(result.witness))
-    if result.certified_witness is not None:
-        lines = "".join(f"<li>{_e(line)}</li>" for line in result.certified_witness.lines())
+    certified = getattr(result, "certified_witness", None)
+    if certified is not None:
+        lines = "".join(f"<li>{_e(line)}</li>" for line in certified.lines())
         parts.append(f"<h2>Counterexample (certified enclosures)</h2><ul>{lines}</ul>")
     if result.certificate is not None:
         lines = "".join(f"<li>{_e(line)}</li>" for line in result.certificate.lines())
