@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from fractions import Fraction
 
 import pytest
@@ -166,3 +167,16 @@ def test_a_pair_that_is_not_neighbouring_is_bad_input() -> None:
 def test_a_pld_needs_both_distributions_to_be_complete() -> None:
     with pytest.raises(SpecError, match="sum to"):
         PrivacyLossDistribution.from_outcomes([("a", Fraction(1, 2), Fraction(1))], "x", "y")
+
+
+def test_the_python_example_in_docs_accounting_runs() -> None:
+    pytest.importorskip("dp_accounting")
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "docs" / "ACCOUNTING.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
+    assert blocks
+    for code in blocks:
+        namespace: dict[str, object] = {}
+        exec(compile(code, "docs/ACCOUNTING.md", "exec"), namespace)
+    assert namespace["geometric"].compose(10).delta("ln(4)").exact == Fraction(9460, 19683)  # type: ignore[attr-defined]

@@ -2,8 +2,7 @@
 
 For a comparison (P, Q) = (Pr[· | x], Pr[· | y]) the privacy loss of an
 output ω is L(ω) = ln(P(ω)/Q(ω)); the PLD is the distribution of L under P
-(Dwork & Rothblum, "Concentrated differential privacy"; Sommer, Meiser and
-Mohammadi, "Privacy loss classes", §3).  It is kept here as *atoms*: one per
+(PLD classes, docs/REFERENCES.md).  It is kept here as *atoms*: one per
 distinct ratio e^L, with the exact P- and Q-mass of the outputs that have
 it, so that the other order (y, x) is the same atoms read backwards and the
 hockey-stick divergence δ(ε) = Σ_ω max(0, P(ω) − e^ε·Q(ω)) is
