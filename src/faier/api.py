@@ -525,14 +525,15 @@ def pld(
         from importlib.util import find_spec
 
         accountant = find_spec("dp_accounting") is not None
-    return pld_report.build(
-        problem,
-        comparison,
-        pair=pair,
-        pair_source=source,
-        compositions=compose,
-        epsilons=epsilons,
-        delta=chosen.delta,
-        accountant=accountant,
-        budget=Budget(chosen.timeout, chosen.max_states),
-    )
+    with hard_deadline(chosen.timeout):
+        return pld_report.build(
+            problem,
+            comparison,
+            pair=pair,
+            pair_source=source,
+            compositions=compose,
+            epsilons=epsilons,
+            delta=chosen.delta,
+            accountant=accountant,
+            budget=Budget(chosen.timeout, chosen.max_states),
+        )

@@ -6,6 +6,7 @@ import itertools
 import math
 import re
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -171,8 +172,6 @@ def test_a_pld_needs_both_distributions_to_be_complete() -> None:
 
 def test_the_python_example_in_docs_accounting_runs() -> None:
     pytest.importorskip("dp_accounting")
-    from pathlib import Path
-
     text = (Path(__file__).parents[2] / "docs" / "ACCOUNTING.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
     assert blocks
@@ -180,3 +179,21 @@ def test_the_python_example_in_docs_accounting_runs() -> None:
         namespace: dict[str, object] = {}
         exec(compile(code, "docs/ACCOUNTING.md", "exec"), namespace)
     assert namespace["geometric"].compose(10).delta("ln(4)").exact == Fraction(9460, 19683)  # type: ignore[attr-defined]
+
+
+def test_an_hmm_at_a_horizon_has_the_pld_of_its_observation_sequences() -> None:
+    """Absorbing states emit independently each step: horizon k is the k-fold composition."""
+    model = str(Path(faier.__file__).parent / "examples" / "models" / "geometric.yaml")
+    one = faier.pld(model, "0;1", horizon=1, accountant=False).distribution
+    three = faier.pld(model, "0;1", horizon=3, accountant=False).distribution
+    assert [(a.ratio, a.p, a.q) for a in three.atoms] == [
+        (a.ratio, a.p, a.q) for a in one.compose(3).atoms
+    ]
+    emissions = {
+        "0": {0: Fraction(2, 3), 1: Fraction(1, 6), 2: Fraction(1, 6)},
+        "1": {0: Fraction(1, 3), 1: Fraction(1, 3), 2: Fraction(1, 3)},
+    }
+    for t in (Fraction(1), Fraction(2), Fraction(4)):
+        expected = brute_delta(emissions["0"], emissions["1"], 3, t)
+        assert three.delta(Epsilon.from_ratio(t)).exact == expected
+    assert sum(a.count for a in three.atoms) == 27

@@ -45,6 +45,7 @@ font-weight:600;color:#fff}
 .faier-report .unknown{background:#9a6700}.faier-report .figure-only{background:#0969da}
 .faier-report code,.faier-report pre{font-family:ui-monospace,monospace;font-size:.9em}
 .faier-report pre{background:#f6f8fa;padding:.6rem;overflow-x:auto;white-space:pre-wrap}
+.faier-report pre.rich{white-space:pre;line-height:1.25;background:#fff;padding:0}
 .faier-report figure{margin:.5rem 0}.faier-report figcaption{color:#57606a;font-size:.9em}
 .faier-report svg{max-width:100%;height:auto}
 """
@@ -91,18 +92,20 @@ def _verdict(verdict: Any, statistical: bool = False) -> str:
     return f'<span class="verdict {_e(verdict.value)}">{_e(verdict.value)}</span>'
 
 
-def _witness_table(witness: Witness, title: str = "Counterexample") -> str:
+def _witness_table(witness: Witness, title: str = "Counterexample", event: bool = False) -> str:
     left = _value(witness.left_value) if witness.left_value is not None else witness.left
     right = _value(witness.right_value) if witness.right_value is not None else witness.right
     label = "inputs" if witness.kind == "inputs" else "initial information"
-    output = " · ".join(witness.output) if witness.output else "(none)"
+    joiner = "; " if event else " · "
+    output = joiner.join(witness.output) if witness.output else "(none)"
+    what = "event S" if event else "output"
     ratio = witness.loss
     rows = [
         f"<tr><th></th><th>{_e(label)} π</th><th>{_e(label)} τ</th></tr>",
         f"<tr><th>{_e(label)}</th><td><code>{_e(left)}</code></td>"
         f"<td><code>{_e(right)}</code></td></tr>",
-        f'<tr><th>output</th><td colspan="2"><code>{_e(output)}</code></td></tr>',
-        f"<tr><th>Pr[output | ·]</th><td>{_e(_number(witness.p))}</td>"
+        f'<tr><th>{what}</th><td colspan="2"><code>{_e(output)}</code></td></tr>',
+        f"<tr><th>Pr[{what} | ·]</th><td>{_e(_number(witness.p))}</td>"
         f"<td>{_e(_number(witness.q))}</td></tr>",
         f'<tr><th>ratio</th><td colspan="2">{_e(_ratio(ratio))}</td></tr>',
     ]
@@ -236,7 +239,9 @@ def _profile_figure(extras: Extras, claim: tuple[float, float] | None) -> str:
 def _result_body(result: Result, extras: Extras) -> str:
     claim = ""
     if result.epsilon is not None:
-        claim = f"ε = {result.epsilon}" + (f", δ = {result.delta}" if result.delta else "")
+        value = _claim_value(result.epsilon)
+        shown = "" if value is None or str(result.epsilon) == f"{value:g}" else f" ≈ {value:.4f}"
+        claim = f"ε = {result.epsilon}{shown}" + (f", δ = {result.delta}" if result.delta else "")
     elif result.delta is not None:
         claim = f"least ε with δ(ε) ≤ {result.delta}"
     star = result.epsilon_star.show() if result.epsilon_star is not None else ""
@@ -260,7 +265,11 @@ def _result_body(result: Result, extras: Extras) -> str:
         rows.extend(result.parametric.lines())
     parts = [_facts(rows)]
     if result.witness is not None:
-        parts.append(_witness_table(result.witness))
+        event = result.delta is not None
+        title = "Counterexample: the event where P − e^ε·Q is largest" if event else "Witness"
+        if result.verdict is not None and result.verdict.value == "violated" and not event:
+            title = "Counterexample"
+        parts.append(_witness_table(result.witness, title, event))
     certified = getattr(result, "certified_witness", None)
     if certified is not None:
         lines = "".join(f"<li>{_e(line)}</li>" for line in certified.lines())
@@ -397,8 +406,22 @@ def _check_body(result: Any) -> str:
         if path:
             shown = " · ".join("—" if a is None else str(a) for a in path)
             body += f'<tr><th>actions</th><td colspan="2"><code>{_e(shown)}</code></td></tr>'
-        parts.append(f"<h2>Closest pair (witness)</h2><table>{body}</table>")
+        parts.append(f"<h2>Witness</h2><p>{_e(witness.show())}</p><table>{body}</table>")
+    if result.operators:
+        from faier.report.check import _operator_table
+
+        tables = "".join(_rich(_operator_table(report)) for report in result.operators)
+        parts.append(f"<h2>Operators</h2>{tables}")
     return "".join(parts)
+
+
+def _rich(renderable: Any, width: int = 160) -> str:
+    """A rich table as HTML (inline styles, in a <pre>): the terminal's own rendering."""
+    from rich.console import Console
+
+    console = Console(record=True, width=width, file=io.StringIO(), color_system="truecolor")
+    console.print(renderable)
+    return console.export_html(inline_styles=True, code_format='<pre class="rich">{code}</pre>')
 
 
 def _pld_body(report: Any) -> str:
