@@ -56,6 +56,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "faier.cli.check",
     "faier.cli.testing",
     "faier.cli.pld",
+    "faier.cli.batch",
 )
 """Modules that add commands to ``app`` when imported (one per further engine)."""
 
