@@ -29,7 +29,16 @@ from faier.privacy.correlated import (
     check_record,
     grouped_by_query,
 )
-from faier.privacy.weights import Weight, is_symbolic, is_zero, names, simplified, total, weight
+from faier.privacy.weights import (
+    Weight,
+    expanded,
+    is_symbolic,
+    is_zero,
+    names,
+    simplified,
+    total,
+    weight,
+)
 
 Variable = tuple[str, str]  # (record, attribute)
 
@@ -104,7 +113,7 @@ class _Factor:
         for key, w in self.table.items():
             out.setdefault(key[:i] + key[i + 1 :], []).append(w)
         kept = self.variables[:i] + self.variables[i + 1 :]
-        return _Factor(kept, {k: simplified(total(ws)) for k, ws in out.items()})
+        return _Factor(kept, {k: expanded(total(ws)) for k, ws in out.items()})
 
 
 def _degree(pool: list[_Factor], v: Variable) -> int:

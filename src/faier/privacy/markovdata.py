@@ -1,9 +1,8 @@
 """A data model as a Markov chain over a sequence of records (one per time step).
 
 A person's state over time: X1 is drawn from ``initial``, each X(t+1) from
-``transition[X(t)]`` (Song, Wang and Chaudhuri, "Pufferfish Privacy
-Mechanisms for Correlated Data", SIGMOD 2017; "Song et al. 2017" in docs/REFERENCES.md).  A secret is about one
-time step ("X3 = sick"); the discriminative pairs are two values of the same
+``transition[X(t)]`` (Song et al. 2017 in docs/REFERENCES.md).  A secret is
+about one time step ("X3 = sick"); the discriminative pairs are two values of the same
 step.  Conditioning is exact: a count query (how many steps are in a set of
 values) is computed by a forward pass over (state, count so far), so the
 work grows with T·|S|²·T rather than |S|^T; any other query enumerates the
@@ -26,7 +25,16 @@ from faier.privacy.correlated import (
     check_record,
     grouped_by_query,
 )
-from faier.privacy.weights import Weight, is_symbolic, is_zero, names, simplified, total, weight
+from faier.privacy.weights import (
+    Weight,
+    expanded,
+    is_symbolic,
+    is_zero,
+    names,
+    simplified,
+    total,
+    weight,
+)
 
 
 @dataclass(frozen=True)
@@ -153,11 +161,11 @@ class MarkovChainData:
                     if is_zero(p) or (t == at and u not in allowed):
                         continue
                     nxt.setdefault((u, c + int(u in counted)), []).append(w * p)
-            front = {k: simplified(total(ws)) for k, ws in nxt.items()}
+            front = {k: expanded(total(ws)) for k, ws in nxt.items()}
         out: dict[int, list[Weight]] = {}
         for (_, c), w in front.items():
             out.setdefault(c, []).append(w)
-        return {query.of_count(c): simplified(total(ws)) for c, ws in sorted(out.items())}
+        return {query.of_count(c): expanded(total(ws)) for c, ws in sorted(out.items())}
 
     def describe(self) -> str:
         return f"a Markov chain over {len(self.states)} states, {self.length} steps"

@@ -78,6 +78,16 @@ def simplified(w: Weight) -> Weight:
     return weight(sympy.factor(sympy.cancel(w)))
 
 
+def expanded(w: Weight) -> Weight:
+    """An expanded sum of terms: cheap to add and multiply further (sums in variable
+    elimination and forward passes); cancelling waits for the final division."""
+    if isinstance(w, Fraction):
+        return w
+    import sympy
+
+    return weight(sympy.expand(w))
+
+
 def divided(w: Weight, mass: Weight) -> Weight:
     """w / mass, simplified."""
     if isinstance(w, Fraction) and isinstance(mass, Fraction):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from faier.api import epsilon
-from faier.engines.smt.bernstein import negative_inside, nonpositive
+from faier.engines.smt.bernstein import negative_inside, nonpositive, strict_sign
 from faier.engines.smt.polynomial import Polynomial
 from faier.model.parameters import PROBABILITY_DOMAIN, Interval
 
@@ -82,3 +82,19 @@ def test_constrained_family_gets_both_bounds() -> None:
     lower, upper = result.lower_bound.ratio, report.upper.ratio
     assert lower is not None and upper is not None
     assert lower < 8 <= upper and upper / lower < Fraction(10001, 10000)
+
+
+def test_bernstein_strict_signs_on_open_and_closed_boxes() -> None:
+    names = ("x",)
+    x = Polynomial.variable(names, "x")
+    one = Polynomial.constant(names, 1)
+    assert strict_sign(x, [PROBABILITY_DOMAIN]) == 1  # zero only at the excluded end
+    assert strict_sign(x, [Interval(Fraction(0), Fraction(1), False, False)]) is None
+    assert strict_sign(x - one, [PROBABILITY_DOMAIN]) == -1
+    assert strict_sign(x - Polynomial.constant(names, Fraction(1, 2)), [PROBABILITY_DOMAIN]) is None
+
+
+def test_five_people_settle_exactly() -> None:
+    result = epsilon("household-contagion", settings={"people": "5"}, timeout=60)
+    assert result.epsilon_star is not None and result.epsilon_star.ratio == 32
+    assert result.parametric is not None and result.parametric.attained is False

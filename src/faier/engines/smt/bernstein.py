@@ -77,9 +77,6 @@ def negative_inside(poly: Polynomial, domains: Sequence[Interval]) -> bool:
     return all(b <= 0 for b in coefficients) and any(b < 0 for b in coefficients)
 
 
-__all__ = ["Monomial", "bernstein_coefficients", "negative_inside", "nonpositive"]
-
-
 MAX_BOXES = 64
 """Sub-boxes examined by :func:`nonpositive` before it gives up (inconclusive)."""
 
@@ -115,3 +112,35 @@ def nonpositive(poly: Polynomial, domains: Sequence[Interval]) -> bool:
         for half in ((lo, middle), (middle, hi)):
             boxes.append(tuple(half if i == widest else b for i, b in enumerate(box)))
     return True
+
+
+def strict_sign(poly: Polynomial, domains: Sequence[Interval]) -> int | None:
+    """+1 or −1 if Bernstein coefficients prove that strict sign on the domain box, else None.
+
+    On an open box, coefficients of one sign with one of them non-zero suffice
+    (the polynomial may vanish on the boundary, which the domain excludes);
+    with a closed end every coefficient must be non-zero.
+    """
+    if all(d.lower_open and d.upper_open for d in domains):
+        if negative_inside(-poly, domains):
+            return 1
+        if negative_inside(poly, domains):
+            return -1
+        return None
+    coefficients = bernstein_coefficients(poly, domains)
+    if coefficients is None:
+        return None
+    if all(b > 0 for b in coefficients):
+        return 1
+    if all(b < 0 for b in coefficients):
+        return -1
+    return None
+
+
+__all__ = [
+    "Monomial",
+    "bernstein_coefficients",
+    "negative_inside",
+    "nonpositive",
+    "strict_sign",
+]

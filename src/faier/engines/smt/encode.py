@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from faier.engines.smt import smtlib
+from faier.engines.smt.bernstein import strict_sign
 from faier.engines.smt.polynomial import Polynomial
 from faier.engines.smt.portfolio import Answer
 from faier.engines.smt.question import Space
@@ -99,6 +100,8 @@ class Signs:
             sign = 1
         elif high < 0:
             sign = -1
+        elif (found := strict_sign(poly, [p.domain for p in self.space.parameters])) is not None:
+            sign = found
         else:
             for candidate, relation in ((1, "<="), (-1, ">=")):
                 query = Query(

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from faier.engines.smt import smtlib
-from faier.engines.smt.bernstein import negative_inside, nonpositive
+from faier.engines.smt.bernstein import negative_inside, nonpositive, strict_sign
 from faier.engines.smt.encode import (
     nonzero,
     positive_polynomial,
@@ -33,6 +33,7 @@ from faier.engines.smt.smtlib import Query
 from faier.engines.smt.solvers import ModelValue
 from faier.engines.smt.tables import Outcome, Table
 from faier.engines.smt.witness import Checked, candidates, describe, evaluate
+from faier.model.parameters import Interval
 from faier.results import ParameterValue
 
 MAX_DOUBLINGS = 64
@@ -42,6 +43,8 @@ MAX_ROUNDED = 64
 ATTAINMENT_LIMIT = 5.0
 """Seconds for a solver to decide attainment (after Bernstein bounds were inconclusive)."""
 MAX_GUESSES = 3
+MAX_FALLBACK_DOUBLINGS = 24
+"""Doublings tried for an upper bound by Bernstein bounds alone (up to 2^24 · lower)."""
 """Boundary candidates tried per outcome before plain bisection."""
 MAX_SAMPLES = 2000
 """Points of the domain whose exact losses seed the lower bound."""
@@ -142,6 +145,12 @@ class SupremumSearch:
             if found is not None:
                 self._raise(found)
             return found is not None
+        domains = [
+            Interval(d.lower, d.upper, False, False) if closure else d
+            for d in (parameter.domain for parameter in space.parameters)
+        ]
+        if strict_sign(q, domains) is not None:  # Pr(ω|τ) never 0 on the (closed) domain
+            return False
         conditions = (
             [nonzero(d) for d in (table.left, table.right, table.shared) if not d.is_constant()]
             if closure
@@ -232,9 +241,8 @@ class SupremumSearch:
             return result
         self._explore(items)
         for key, (table, outcome) in enumerate(items):
-            if self._stopped():
-                return result
-            if not self._bound(key, table, outcome):
+            if self._stopped() or not self._bound(key, table, outcome):
+                self._fallback(items)
                 return result
             if result.infinite:
                 if result.attained is None:
@@ -351,6 +359,30 @@ class SupremumSearch:
                 return status == "sat"
         result.reason = result.reason or "no upper bound found: the loss may be unbounded"
         return False
+
+    def _fallback(self, items: list[tuple[Table, Outcome]]) -> None:
+        """Upper bounds without a solver for the outcomes still unbounded when the time ran
+        out or a solver gave up: doubling from the lower bound until Bernstein bounds on
+        the domain box prove it, so that a stopped search still reports both bounds."""
+        result = self.result
+        space = self.fast.question.space
+        if result.lower is None or result.infinite or not space.parameters:
+            return
+        box = [p.domain for p in space.parameters]
+        for key, (table, outcome) in enumerate(items):
+            if key in result.bounds:
+                continue
+            candidate = self._above(max(result.lower, Fraction(1)))
+            for _ in range(MAX_FALLBACK_DOUBLINGS):
+                poly = violation_polynomial(table, outcome, candidate, self.fast.signs)
+                if nonpositive(poly, box):
+                    result.bounds[key] = candidate
+                    result.bernstein += 1
+                    break
+                candidate = self._above(candidate * 2)
+            else:
+                return
+        self._update_upper()
 
     def _narrow(self, key: int, table: Table, outcome: Outcome) -> bool:
         """One step for the outcome with the largest bound: a boundary candidate, or the
