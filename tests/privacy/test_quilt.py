@@ -15,8 +15,11 @@ import pytest
 
 import reference as ref
 from faier.api import epsilon, verify
+from faier.core.problem import Problem
 from faier.examples.correlated import markov_quilt_problem
-from faier.privacy.quilt import calibration, quilts, symmetric_chain
+from faier.examples.paper_hmms import geometric_hmm
+from faier.model.parameters import Interval, Parameter
+from faier.privacy.quilt import calibration, quilt_privacy, quilts, symmetric_chain
 from faier.results import Verdict
 
 F = Fraction
@@ -102,6 +105,20 @@ def test_quilt_influence_matches_the_enumerated_joint() -> None:
         low = 3 - quilt.before if quilt.before is not None else 0
         high = 3 + quilt.after if quilt.after is not None else length + 1
         assert quilt.nearby == high - low - 1
+
+
+@pytest.mark.parametrize(("length", "limit"), [(3, 8), (5, 32)])
+def test_over_the_chains_parameter_the_supremum_is_the_group_bound(length: int, limit: int) -> None:
+    """stay ∈ (½, 1) unknown: sup ε* = T·ln 2, approached as stay → 1, where the
+    calibration (the empty quilt) claims exactly that: tight only in the limit."""
+    stay = Parameter("q", Interval(Fraction(1, 2), Fraction(1)))
+    privacy = quilt_privacy(symmetric_chain("q", length), "1", (stay,), as_text=True)
+    problem = Problem("chain", geometric_hmm(Fraction(1, 2), length), privacy, 1)
+    result = epsilon(problem, timeout=60)
+    assert result.epsilon_star is not None and result.epsilon_star.ratio == limit
+    assert result.parametric is not None and result.parametric.attained is False
+    assert [(v.name, v.value) for v in result.parametric.limit] == [("q", 1)]
+    assert calibration(symmetric_chain(Fraction(99, 100), length), Fraction(1, 2)).ratio == limit
 
 
 def test_verify_the_claimed_epsilon_from_the_command_line_api() -> None:

@@ -104,6 +104,7 @@ def markov_quilt_problem(length: int, stay: Fraction, alpha: Fraction) -> Proble
     chain = symmetric_chain(stay, length)
     claim = calibration(chain, alpha)
     privacy = quilt_privacy(chain, "1")
+    assert isinstance(privacy, Pufferfish)
     shown = f"ln({claim.ratio})" if claim.ratio is not None else "∞"
     described = Pufferfish(
         privacy.pairs,

@@ -31,9 +31,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from faier.errors import SpecError
+from faier.model.parameters import Parameter
 from faier.privacy.correlated import RecordSecret, count, pufferfish
 from faier.privacy.markovdata import MarkovChainData
 from faier.privacy.specs import Pufferfish
+from faier.privacy.symbolic import ParametricPufferfish
 
 Matrix = dict[str, dict[str, Fraction]]
 
@@ -182,23 +184,30 @@ def step_secrets(chain: MarkovChainData) -> tuple[tuple[RecordSecret, RecordSecr
     return tuple(pairs)
 
 
-def quilt_privacy(chain: MarkovChainData, counted: str) -> Pufferfish:
-    """Pufferfish over the chain for the count of ``counted`` (secrets of positive mass only)."""
-    spec = pufferfish(
+def quilt_privacy(
+    chain: MarkovChainData,
+    counted: str,
+    parameters: tuple[Parameter, ...] = (),
+    *,
+    as_text: bool = False,
+) -> Pufferfish | ParametricPufferfish:
+    """Pufferfish over the chain for the count of ``counted`` (secrets of positive mass only);
+    parametric while some of ``parameters`` has no value; ``as_text`` names the counts
+    ``"0"``, ``"1"``, … as an HMM's states."""
+    return pufferfish(
         chain,
         step_secrets(chain),
-        count(counted),
-        (),
+        count(counted, as_text=as_text),
+        parameters,
         f"Pufferfish over {chain.describe()}, secrets: each step's state",
     )
-    assert isinstance(spec, Pufferfish)
-    return spec
 
 
-def symmetric_chain(stay: Fraction, length: int) -> MarkovChainData:
-    """Two states 0/1 that stay put with probability ``stay``, started at the stationary (½, ½)."""
-    move = 1 - stay
-    return MarkovChainData(
+def symmetric_chain(stay: Fraction | str, length: int) -> MarkovChainData:
+    """Two states 0/1 that stay put with probability ``stay`` (a number, or a parameter's
+    name such as ``"q"``), started at the stationary distribution (½, ½)."""
+    move: Fraction | str = 1 - stay if isinstance(stay, Fraction) else f"1 - {stay}"
+    return MarkovChainData.of(
         ("0", "1"),
         {"0": Fraction(1, 2), "1": Fraction(1, 2)},
         {"0": {"0": stay, "1": move}, "1": {"0": move, "1": stay}},
