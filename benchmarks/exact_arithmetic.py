@@ -1,42 +1,49 @@
-"""Exact arithmetic for forward vectors: Fractions against integers over one denominator and FLINT.
+"""Exact arithmetic and certified balls for the float frontier on dense random HMMs.
 
-The float frontier steers the sequence search, but every record and every
-close prune is recomputed exactly; on dense HMMs those exact products of
-vectors of thousand-digit rationals dominated.  This benchmark runs the same
-merged search (random dense HMMs, 3 observations, 6 prior pairs) with each
-way of computing vector·matrix exactly and prints seconds per case; all
-must give the same exact ε*:
+The float frontier steers the sequence search; its records, close prunes and
+merges are decided by certified balls (python-flint ``arb``), and exactly,
+in integers over one denominator, only where balls overlap.  Two tables:
 
-* ``fraction``: Python Fractions entry by entry (the previous engine, the baseline);
-* ``gmpy2``: the same with gmpy2's mpq (when gmpy2 is installed);
-* ``integers``: one common denominator, Python integers, one reduction per entry;
-* ``flint``: the same with python-flint's fmpz_mat product for dense matrices (the default).
+1. **One forward step** of a vector that has already taken 9 steps (its
+   entries thousands of bits long), in milliseconds, per representation:
+   ``Fraction`` entry by entry (the first engine), reduced integers over one
+   denominator (``sequence_mode._times``, the previous float-frontier
+   recheck), unreduced integers with row-scaled small matrices
+   (``integer_vectors``, now the exact fallback) and an ``arb`` ball at
+   128 bits (now the decisions).
+2. **The merged search**, each case in its own process (whole-process wall
+   seconds include the interpreter, imports and building the HMM), with
+   decisions by balls (the default) against the same search deciding every
+   margin case exactly (balls off: the baseline); both must give the same
+   exact ε*.  Random dense HMMs, weights 0..9, 3 observations, 6 prior pairs.
 
-    .venv/bin/python benchmarks/exact_arithmetic.py            # 50, 100, 200 states
-    .venv/bin/python benchmarks/exact_arithmetic.py --quick    # 50, 100
+    .venv/bin/python benchmarks/exact_arithmetic.py            # up to 500 states
+    .venv/bin/python benchmarks/exact_arithmetic.py --quick    # 100 and 200 states
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
+import resource
+import subprocess
 import sys
-from collections.abc import Callable
+import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from machine import describe
 
-from faier.engines.exact import sequence_mode
+from faier.engines.exact import balls, sequence_mode
+from faier.engines.exact.integer_vectors import integer_times, integer_vector
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("sequence_bench", HERE / "sequence_mode.py")
 assert _spec is not None and _spec.loader is not None
 sequence_bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(sequence_bench)
-
-ORIGINAL = sequence_mode._times
 
 
 def fraction_times(vector: sequence_mode.SparseVector, rows: Any) -> sequence_mode.SparseVector:
@@ -47,77 +54,109 @@ def fraction_times(vector: sequence_mode.SparseVector, rows: Any) -> sequence_mo
     return out
 
 
-def gmpy2_times() -> Callable[[Any, Any], Any] | None:
-    try:
-        import gmpy2
-    except ImportError:
-        return None
-    mpq = gmpy2.mpq
-
-    def times(vector: sequence_mode.SparseVector, rows: Any) -> sequence_mode.SparseVector:
-        out: dict[int, Any] = {}
-        for s, x in vector.items():
-            xq = mpq(x.numerator, x.denominator)
-            for t, p in rows[s]:
-                out[t] = out.get(t, mpq(0)) + xq * mpq(p.numerator, p.denominator)
-        return {t: Fraction(int(v.numerator), int(v.denominator)) for t, v in out.items()}
-
-    return times
+FRACTIONS_UP_TO = 100
+"""Fractions entry by entry take 18 s for one step at 300 states: only the smallest size."""
 
 
-def integer_times(vector: sequence_mode.SparseVector, rows: Any) -> sequence_mode.SparseVector:
-    saved = sequence_mode._DENSE_FROM
-    sequence_mode._DENSE_FROM = 10**9
-    sequence_mode._integer_rows_cache.clear()
-    try:
-        return ORIGINAL(vector, rows)
-    finally:
-        sequence_mode._DENSE_FROM = saved
-        sequence_mode._integer_rows_cache.clear()
+def timed(step: Any, repeat: int) -> float:
+    """Milliseconds per call, best of ``repeat``."""
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        step()
+        best = min(best, time.perf_counter() - started)
+    return 1000 * best
 
 
-def run(states: int, horizon: int, times: Callable[[Any, Any], Any]) -> tuple[float, Fraction]:
-    sequence_mode._times = times
-    for module in ("float_frontier", "branch_and_bound", "certificate"):
-        owner = sys.modules.get(f"faier.engines.exact.{module}")
-        if owner is not None and hasattr(owner, "_times"):
-            owner._times = times  # type: ignore[attr-defined]
-    try:
-        seconds, _, ratio = sequence_bench.search_random(states, horizon, "float")
-    finally:
-        sequence_mode._times = ORIGINAL
-        for module in ("float_frontier", "branch_and_bound", "certificate"):
-            owner = sys.modules.get(f"faier.engines.exact.{module}")
-            if owner is not None and hasattr(owner, "_times"):
-                owner._times = ORIGINAL  # type: ignore[attr-defined]
+def one_step(states: int) -> list[str]:
+    system, comparisons = sequence_bench.random_hmm_system(states, 3)
+    rows = system.left[0]
+    vector = integer_vector(comparisons[0].a0)
+    for k in range(9):
+        vector = integer_times(vector, system.left[k % 3])
+    exact = vector.to_sparse()
+    bits = max(x.denominator.bit_length() for x in exact.values())
+    cells = [f"{bits:>6}"]
+    if states <= FRACTIONS_UP_TO:
+        cells.append(f"{timed(lambda: fraction_times(exact, rows), 1):9.1f}")
+    else:
+        cells.append(f"{'-':>9}")
+    cells.append(f"{timed(lambda: sequence_mode._times(exact, rows), 2):9.1f}")
+    cells.append(f"{timed(lambda: integer_times(vector, rows), 3):9.1f}")
+    if balls.available():
+        system_balls = balls.ball_system(system, balls.PRECISIONS[0])
+        with balls.precision(balls.PRECISIONS[0]):
+            row = system_balls.vector(exact)
+            system_balls.matrix(rows)
+            cells.append(f"{timed(lambda: system_balls.times(row, rows), 3):9.1f}")
+    else:
+        cells.append(f"{'-':>9}")
+    return cells
+
+
+def run_case(states: int, horizon: int, decisions: str) -> dict[str, Any]:
+    """One search in this process (``--case``): seconds, memory and the exact ε*."""
+    if decisions == "exact":
+        balls.available = lambda: False  # type: ignore[assignment]
+    started = time.perf_counter()
+    seconds, explored, ratio = sequence_bench.search_random(states, horizon, "float")
     assert ratio is not None
-    return seconds, ratio
+    return {
+        "search": seconds,
+        "build": time.perf_counter() - started - seconds,
+        "explored": explored,
+        "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "ratio": [ratio.numerator, ratio.denominator],
+    }
+
+
+def in_subprocess(states: int, horizon: int, decisions: str) -> dict[str, Any]:
+    command = [sys.executable, str(Path(__file__).resolve()), "--case"]
+    command += [str(states), str(horizon), decisions]
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    result["whole"] = time.perf_counter() - started  # interpreter start and imports included
+    return result
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="50 and 100 states only")
+    parser.add_argument("--quick", action="store_true", help="100 and 200 states only")
+    parser.add_argument("--case", nargs=3, metavar=("STATES", "HORIZON", "DECISIONS"))
     args = parser.parse_args()
+    if args.case:
+        states, horizon, decisions = args.case
+        print(json.dumps(run_case(int(states), int(horizon), decisions)))
+        return
     print(describe())
-    cases = [(50, 8), (100, 8)] + ([] if args.quick else [(200, 8)])
-    ways: list[tuple[str, Callable[[Any, Any], Any] | None]] = [
-        ("fraction", fraction_times),
-        ("gmpy2", gmpy2_times()),
-        ("integers", integer_times),
-        ("flint", ORIGINAL),
-    ]
-    print(f"{'states':>6} {'horizon':>7}  " + "  ".join(f"{name:>9}" for name, _ in ways))
+    sizes = [100, 300] + ([] if args.quick else [500])
+    print("\none forward step after 9 steps, milliseconds")
+    print(
+        f"{'states':>6} {'bits':>6} {'Fraction':>9} {'reduced':>9} {'integers':>9} {'arb 128':>9}"
+    )
+    for states in sizes:
+        print(f"{states:>6} " + " ".join(one_step(states)), flush=True)
+    cases = [(100, 8), (200, 8)] + ([] if args.quick else [(300, 10), (500, 10)])
+    print("\nmerged search, whole process (s) = build + search; decisions by balls vs exactly")
+    header = (
+        f"{'states':>6} {'k':>3} | {'balls: whole':>12} {'search':>7} {'MB':>5} | "
+        f"{'exact: whole':>12} {'search':>7} {'MB':>5} | {'explored':>8}  ε* bits"
+    )
+    print(header)
+    print("-" * len(header))
     for states, horizon in cases:
-        cells, answers = [], set()
-        for _, times in ways:
-            if times is None:
-                cells.append(f"{'-':>9}")
-                continue
-            seconds, ratio = run(states, horizon, times)
-            answers.add(ratio)
-            cells.append(f"{seconds:8.2f}s")
-        assert len(answers) == 1, "the ways disagree"
-        print(f"{states:>6} {horizon:>7}  " + "  ".join(cells))
+        fast = in_subprocess(states, horizon, "balls")
+        slow = in_subprocess(states, horizon, "exact")
+        if fast["ratio"] != slow["ratio"]:
+            raise SystemExit(f"disagreement at {states} states")
+        print(
+            f"{states:>6} {horizon:>3} | {fast['whole']:12.2f} {fast['search']:7.2f} "
+            f"{fast['maxrss_mb']:5.0f} | {slow['whole']:12.2f} {slow['search']:7.2f} "
+            f"{slow['maxrss_mb']:5.0f} | {fast['explored']:>8}  "
+            f"{int(fast['ratio'][0]).bit_length()}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":
