@@ -289,20 +289,48 @@ def _sorted(atoms: Iterable[LossAtom]) -> tuple[LossAtom, ...]:
     return tuple(sorted(atoms, key=_key))
 
 
+def _over_common_denominator(values: list[Fraction]) -> tuple[int, list[int]]:
+    """(D, [v·D]): the values as integers over one denominator (their lcm)."""
+    denominator = math.lcm(*(v.denominator for v in values)) if values else 1
+    return denominator, [v.numerator * (denominator // v.denominator) for v in values]
+
+
 def _product(first: tuple[LossAtom, ...], second: tuple[LossAtom, ...]) -> tuple[LossAtom, ...]:
-    """Atoms of the product distributions: ratios and masses multiply, equal ratios merge."""
-    merged: dict[Fraction | None, tuple[Fraction, Fraction, int]] = {}
-    for a in first:
-        for b in second:
-            p, q = a.p * b.p, a.q * b.q
-            if p == 0 and q == 0:
+    """Atoms of the product distributions: ratios and masses multiply, equal ratios merge.
+
+    Masses are multiplied and summed as integers over one denominator per
+    side (no gcd per product: k-fold masses have denominators like 3^k) and
+    reduced once per resulting atom; a product's ratio is the product of
+    the two (small) ratios, ∞ exactly when its Q-mass is 0.
+    """
+    dp1, p1 = _over_common_denominator([a.p for a in first])
+    dq1, q1 = _over_common_denominator([a.q for a in first])
+    dp2, p2 = _over_common_denominator([b.p for b in second])
+    dq2, q2 = _over_common_denominator([b.q for b in second])
+    ratios1 = [a.ratio for a in first]
+    ratios2 = [b.ratio for b in second]
+    merged: dict[Fraction | None, list[int]] = {}
+    for i, a in enumerate(first):
+        pa, qa, ra = p1[i], q1[i], ratios1[i]
+        for j, b in enumerate(second):
+            p, q = pa * p2[j], qa * q2[j]
+            if not p and not q:
                 continue
-            ratio = None if q == 0 else p / q
-            mp, mq, count = merged.get(ratio, (Fraction(0), Fraction(0), 0))
-            merged[ratio] = (mp + p, mq + q, count + a.count * b.count)
+            rb = ratios2[j]
+            ratio = None if not q else ra * rb  # type: ignore[operator]
+            slot = merged.get(ratio)
+            if slot is None:
+                merged[ratio] = [p, q, a.count * b.count]
+            else:
+                slot[0] += p
+                slot[1] += q
+                slot[2] += a.count * b.count
         if len(merged) > MAX_ATOMS:
             raise BudgetExceeded(f"the composition has more than {MAX_ATOMS} distinct losses")
-    return _sorted(LossAtom(p, q, (), count) for p, q, count in merged.values())
+    dp, dq = dp1 * dp2, dq1 * dq2
+    return _sorted(
+        LossAtom(Fraction(p, dp), Fraction(q, dq), (), count) for p, q, count in merged.values()
+    )
 
 
 def from_distributions(
