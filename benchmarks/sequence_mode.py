@@ -148,6 +148,16 @@ def main() -> None:
         f"\nabove threshold, every horizon 1..100 in one run: "
         f"{time.perf_counter() - started:.2f} s (ε*(K) = K·ln 2 for all K)"
     )
+    for arithmetic in ("float", "exact"):
+        started, cpu = time.perf_counter(), time.process_time()
+        problem = Problem("at", above_threshold(), InteractiveDP(1), 1000)
+        result = engine.epsilon(problem, arithmetic=arithmetic)
+        assert result.epsilon_star is not None
+        assert result.epsilon_star.ratio == Fraction(2) ** 1000
+        print(
+            f"above threshold, every horizon 1..1000 in one run ({arithmetic}): "
+            f"{time.perf_counter() - started:.2f} s, {time.process_time() - cpu:.2f} s of CPU"
+        )
     started = time.perf_counter()
     result = engine.epsilon(Problem("at", above_threshold(), InteractiveDP(1)))
     print(
