@@ -106,3 +106,24 @@ def test_results_render_in_jupyter() -> None:
     assert "<svg" in horizon and "ε*(k)" in horizon
     pld = faier.pld("geometric", "1;2", compose=2, accountant=False)._repr_html_()
     assert "Privacy loss distribution" in pld and "<svg" in pld
+
+
+def test_the_page_extras_are_the_exact_distributions_and_profile() -> None:
+    from fractions import Fraction
+
+    from faier.cli.report import result_extras
+    from faier.core.options import Options
+
+    options = Options.parse(delta="0.1")
+    result = faier.verify("geometric", "ln(3/2)", options)
+    extras = result_extras("geometric", options, result)
+    assert extras.notes == ()
+    assert {name: (p, q) for name, p, q in extras.outputs} == {
+        "0~": (Fraction(2, 3), Fraction(1, 3)),
+        "1~": (Fraction(1, 6), Fraction(1, 3)),
+        "2~": (Fraction(1, 6), Fraction(1, 3)),
+    }
+    # δ(0) is the largest total variation distance between neighbours: 2/3 − 1/3
+    assert extras.profile[0] == (0.0, pytest.approx(1 / 3))
+    assert extras.profile[-1][1] == 0.0  # past the largest loss ln 2
+    assert "all 4 ordered comparisons" in extras.profile_note

@@ -27,7 +27,8 @@ ReportOption = Annotated[
     ),
 ]
 
-MAX_PROFILE_COMPARISONS = 400
+MAX_PROFILE_INPUTS = 5_000
+MAX_PROFILE_COMPARISONS = 20_000
 
 
 def _context() -> Any:
@@ -94,44 +95,60 @@ def result_extras(target: str, options: Options, result: Any) -> Extras:
         if pair is not None and one_shot:
             outputs = tuple(outcomes_of(problem, comparison_of(problem, pair), budget))
         if options.delta is not None:
-            comparisons: list[Any] = []
+            plds: list[Any] = []
             if one_shot:
-                inputs = problem.mechanism.inputs  # type: ignore[union-attr]
-                if len(inputs) <= MAX_PROFILE_COMPARISONS:
-                    comparisons = problem.privacy.comparisons(inputs.values)  # type: ignore[union-attr]
-            if 0 < len(comparisons) <= MAX_PROFILE_COMPARISONS:
-                plds = [pld_of(problem, c, budget) for c in comparisons]
-                note = f"δ(ε): the largest over all {len(plds)} ordered comparisons, exact"
-            elif pair is not None:
+                plds = _every_comparison(problem, budget)
+                if plds:
+                    note = f"δ(ε): the largest over all {len(plds)} ordered comparisons, exact"
+            if not plds and pair is not None:
                 single = pld_of(problem, comparison_of(problem, pair), budget)
                 plds = [single, single.reversed()]
                 note = "δ(ε) of the witness pair (both orders), exact"
-            else:
-                plds = []
             profile = _profile(plds)
     except (FaierError, BudgetExceeded) as why:
         notes.append(f"Some figures were left out: {why}")
     return Extras(outputs=outputs, profile=profile, profile_note=note, notes=tuple(notes))
 
 
+def _every_comparison(problem: Any, budget: Any) -> list[Any]:
+    """The PLD of every comparison of a one-shot problem (each input run once), if not too many."""
+    from faier.accounting.pld import PrivacyLossDistribution
+    from faier.engines.exact.distribution_mode import compare_outputs
+
+    mechanism = problem.mechanism
+    if len(mechanism.inputs) > MAX_PROFILE_INPUTS:
+        return []
+    comparisons = problem.privacy.comparisons(mechanism.inputs.values)
+    if len(comparisons) > MAX_PROFILE_COMPARISONS:
+        return []
+    name = mechanism.output_name
+    return [
+        PrivacyLossDistribution.from_outcomes(
+            ((name(o), p, q) for o, (p, q) in compared.outcomes.items()),
+            compared.comparison.left_name,
+            compared.comparison.right_name,
+        )
+        for compared in compare_outputs(mechanism, comparisons, budget)
+    ]
+
+
 def _profile(plds: list[Any]) -> tuple[tuple[float, float], ...]:
+    """(ε, max over the PLDs of δ(ε)) on a grid up to a little past the largest finite loss."""
     import math
+
+    import numpy as np
 
     if not plds:
         return ()
     tops = [a.ratio for p in plds for a in p.atoms if a.ratio is not None and a.p > 0]
     top = max([math.log(r) for r in tops if r >= 1] or [1.0])
-    grid = [top * 1.1 * i / 80 for i in range(81)]
-    points = []
-    for eps in grid:
-        t = math.exp(eps)
-        worst = 0.0
-        for pld in plds:
-            value = sum(
-                float(a.p) - t * float(a.q)
-                for a in pld.atoms
-                if a.ratio is None or float(a.ratio) > t
-            )
-            worst = max(worst, value)
-        points.append((eps, worst))
-    return tuple(points)
+    grid = np.linspace(0.0, top * 1.1, 81)
+    thresholds = np.exp(grid)[:, None]
+    worst = np.zeros(len(grid))
+    for pld in plds:
+        ratio = np.array([math.inf if a.ratio is None else float(a.ratio) for a in pld.atoms])
+        p = np.array([float(a.p) for a in pld.atoms])
+        q = np.array([float(a.q) for a in pld.atoms])
+        above = ratio[None, :] > thresholds
+        worst = np.maximum(worst, np.where(above, p - thresholds * q, 0.0).sum(axis=1))
+    return tuple(zip(grid.tolist(), np.maximum(worst, 0.0).tolist(), strict=True))
