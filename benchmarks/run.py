@@ -36,6 +36,7 @@ BENCHMARKS = (
     Benchmark("exact_arithmetic", ("--quick",)),
     Benchmark("structured_hmms", ("--quick",)),
     Benchmark("smt", ("--timeout", "10", "--dp-timeout", "10", "--max-n", "3")),
+    Benchmark("correlated", ("--quick",)),
     Benchmark("statistical", ("--quick",)),
     Benchmark("logic", ("--quick",)),
     Benchmark("soundness", ("--cases", "300")),
