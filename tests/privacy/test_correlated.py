@@ -264,6 +264,37 @@ def test_parametric_chain_matches_brute_force_at_points() -> None:
 # --- joint tables --------------------------------------------------------------------------
 
 
+@settings(max_examples=40)
+@given(
+    st.lists(
+        st.tuples(st.tuples(*[st.sampled_from(["x", "y", ABSENT])] * 3), st.integers(1, 5)),
+        min_size=1,
+        max_size=10,
+        unique_by=lambda row: row[0],
+    ),
+    st.integers(0, 2),
+    st.sampled_from(["has", "absent", "predicate"]),
+)
+def test_random_joint_tables_match_brute_force(
+    rows: list[tuple[tuple[str, str, str], int]], r: int, kind: str
+) -> None:
+    mass = sum(w for _, w in rows)
+    table = JointTable.of(("a", "b", "c"), {d: Fraction(w, mass) for d, w in rows})
+    joint = [(tuple((("value", v),) for v in d), Fraction(w, mass)) for d, w in rows]
+    record = ("a", "b", "c")[r]
+    if kind == "has":
+        secret, holds = RecordSecret.has(record, "x"), lambda row: row["value"] == "x"
+    elif kind == "absent":
+        secret, holds = RecordSecret.absent(record), lambda row: row["value"] == ABSENT
+    else:
+        secret = RecordSecret.where(record, lambda row: row["value"] != "y", "not y")
+        holds = lambda row: row["value"] != "y"  # noqa: E731
+    want, want_mass = _brute(joint, r, holds, lambda d: sum(dict(x)["value"] == "x" for x in d))
+    got = table.conditioned(secret, count("x"))
+    assert got.mass == want_mass
+    assert _at(got, {}) == want
+
+
 def test_joint_table_with_absent_records_and_parameters() -> None:
     table = JointTable.of(
         ("John", "Ann"),

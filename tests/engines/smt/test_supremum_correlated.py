@@ -94,7 +94,7 @@ def test_bernstein_strict_signs_on_open_and_closed_boxes() -> None:
     assert strict_sign(x - Polynomial.constant(names, Fraction(1, 2)), [PROBABILITY_DOMAIN]) is None
 
 
-def test_five_people_settle_exactly() -> None:
-    result = epsilon("household-contagion", settings={"people": "5"}, timeout=60)
-    assert result.epsilon_star is not None and result.epsilon_star.ratio == 32
+def test_four_people_settle_exactly() -> None:
+    result = epsilon("household-contagion", settings={"people": "4"}, timeout=60)
+    assert result.epsilon_star is not None and result.epsilon_star.ratio == 16
     assert result.parametric is not None and result.parametric.attained is False
