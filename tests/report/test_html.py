@@ -127,3 +127,20 @@ def test_the_page_extras_are_the_exact_distributions_and_profile() -> None:
     assert extras.profile[0] == (0.0, pytest.approx(1 / 3))
     assert extras.profile[-1][1] == 0.0  # past the largest loss ln 2
     assert "all 4 ordered comparisons" in extras.profile_note
+
+
+def test_batch_writes_one_page_for_the_suite(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "jobs:\n"
+        "  - id: nm\n    target: noisy-max\n    settings: {n: 3}\n    claim: ln(2)\n"
+        "  - id: geo\n    target: geometric\n",
+        encoding="utf-8",
+    )
+    target = tmp_path / "batch.html"
+    result = runner.invoke(app, ["batch", str(suite), "--workers", "1", "--report", str(target)])
+    assert result.exit_code == 1, result.output
+    text = target.read_text(encoding="utf-8")
+    self_contained(text)
+    assert "a job is violated" in text and "ε* per job" in text and "<svg" in text
+    assert "<code>[1, 1, 1]</code>" in text and "<code>index 1</code>" in text and "7/72" in text

@@ -79,6 +79,12 @@ class BatchReport:
                 found["computed"] += 1
         return found
 
+    def _repr_html_(self) -> str:
+        """The HTML report, as Jupyter shows it (``faier.report.html``)."""
+        from faier.report.html import fragment
+
+        return fragment(self)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "suite": str(self.suite),

@@ -24,9 +24,11 @@ from faier.cli.common import (
     WorkersOption,
     app,
     bad_input_exits,
+    check_report_path,
     emit,
     err,
 )
+from faier.cli.report import ReportOption
 
 Suite = Annotated[Path, typer.Argument(help="the suite file (YAML): jobs, defaults, timeout")]
 Output = Annotated[
@@ -90,6 +92,7 @@ def batch(
     cluster: ClusterOption = None,
     rerun_failed: Rerun = False,
     as_json: JsonOption = False,
+    html: ReportOption = None,
 ) -> None:
     """Run every job of a suite file in parallel; results as JSON lines, resumable.
 
@@ -103,6 +106,7 @@ def batch(
                 f"… {line['job']}: {line['status']}, exit {line['exit_code']}", highlight=False
             )
 
+    check_report_path(html)
     with bad_input_exits():
         report = run_batch(
             suite,
@@ -112,4 +116,4 @@ def batch(
             rerun_failed=rerun_failed,
             done=finished,
         )
-    emit(report, "batch", as_json, lambda console: render_batch(report, console))
+    emit(report, "batch", as_json, lambda console: render_batch(report, console), html_report=html)

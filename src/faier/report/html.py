@@ -486,6 +486,128 @@ def _outputs(atom: Any) -> str:
     return text
 
 
+def _json_figure(line: dict[str, Any]) -> str:
+    """A batch job's answer: ε* (or its lower bound), the lowest p-value, or why it failed."""
+    if line.get("status", "done") != "done":
+        return str(line.get("error") or line.get("reason") or line.get("status") or "")
+    star = line.get("epsilon_star") or (line.get("bounds") or {}).get("lower")
+    if isinstance(star, dict):
+        ratio, value = star.get("ratio"), star.get("value")
+        if ratio in (None, "inf"):
+            return "ε* = ∞" if value == "inf" else f"ε* ≈ {value}"
+        shown = f"{value:.6g}" if isinstance(value, float) else str(value)
+        prefix = "ε* ≥" if line.get("epsilon_star") is None else "ε* ="
+        return f"{prefix} ln({ratio}) ≈ {shown}"
+    points = line.get("points")
+    if isinstance(points, list) and points:
+        lowest = min(points, key=lambda p: p.get("p_value", 1.0))
+        return f"min p = {lowest.get('p_value', 1.0):.3g} at ε = {lowest.get('epsilon')}"
+    return str(line.get("reason") or "")
+
+
+def _json_witness(line: dict[str, Any]) -> str:
+    witness = line.get("witness")
+    if not isinstance(witness, dict) or "p" not in witness:
+        return ""
+    sides = witness.get("inputs") or witness.get("initial") or [witness.get("left"), "?"]
+    output = witness.get("output")
+    shown = "; ".join(map(str, output)) if isinstance(output, list) else str(output)
+    p, q = witness.get("p"), witness.get("q")
+    return (
+        f"<h3>{_e(line.get('job'))}</h3><table>"
+        "<tr><th></th><th>π</th><th>τ</th></tr>"
+        f"<tr><th>inputs</th><td><code>{_e(_value(sides[0]))}</code></td>"
+        f"<td><code>{_e(_value(sides[1]))}</code></td></tr>"
+        f'<tr><th>output</th><td colspan="2"><code>{_e(shown)}</code></td></tr>'
+        f"<tr><th>Pr[output | ·]</th><td>{_e(p)}</td><td>{_e(q)}</td></tr></table>"
+    )
+
+
+def _batch_body(report: Any) -> str:
+    counts = ", ".join(f"{n} {what}" for what, n in report.counts().items() if n)
+    rows = [
+        ("suite", str(report.suite)),
+        ("results", str(report.output)),
+        ("jobs", f"{report.total}: {counts or 'none finished'}"),
+        ("this run", f"{report.ran} run, {report.skipped} already on file"),
+        ("workers", f"{report.workers}" + (f" on {report.cluster}" if report.cluster else "")),
+    ]
+    if report.missing:
+        rows.append(("not run", f"{report.missing} (interrupted)"))
+    table = "".join(
+        f"<tr><td>{_e(line.get('job'))}</td><td>{_e(line.get('command'))}</td>"
+        f"<td>{_e(line.get('target') or '')}</td><td>{_e(line.get('status'))}</td>"
+        f"<td>{_verdict_text(line)}</td><td>{_e(_json_figure(line))}</td>"
+        f"<td>{_e(line.get('exit_code'))}</td><td>{float(line.get('seconds') or 0):.2f} s</td></tr>"
+        for line in report.lines
+    )
+    parts = [
+        _facts(rows),
+        "<h2>Jobs</h2><table><tr><th>job</th><th>command</th><th>target</th><th>status</th>"
+        f"<th>verdict</th><th>result</th><th>exit</th><th>time</th></tr>{table}</table>",
+    ]
+    finite = [
+        (str(line.get("job")), (line.get("epsilon_star") or {}).get("value"), line)
+        for line in report.lines
+    ]
+    bars = [(job, value, line) for job, value, line in finite if isinstance(value, float)]
+
+    def draw(axes: Any) -> None:
+        ys = range(len(bars))
+        colours = [
+            {"violated": "C3", "holds": "C2"}.get(str(line.get("verdict")), "C0")
+            for _, _, line in bars
+        ]
+        axes.barh(list(ys), [value for _, value, _ in bars], color=colours)
+        claims = [
+            (y, _claim_value(str(line["epsilon"])))
+            for y, (_, _, line) in enumerate(bars)
+            if line.get("epsilon")
+        ]
+        marked = [(y, c) for y, c in claims if c is not None]
+        if marked:
+            axes.plot(
+                [c for _, c in marked],
+                [y for y, _ in marked],
+                "k|",
+                markersize=18,
+                label="claimed ε",
+            )
+            axes.legend(frameon=False)
+        axes.set_yticks(list(ys))
+        axes.set_yticklabels([job for job, _, _ in bars])
+        axes.invert_yaxis()
+        axes.set_xlabel("ε*")
+
+    if bars:
+        height = min(1.2 + 0.35 * len(bars), 14.0)
+        parts.append(
+            "<h2>ε* per job</h2>"
+            + _figure(_svg(draw, (7.2, height)), "exact ε* of each job; the claim as a tick")
+        )
+    witnesses = "".join(
+        _json_witness(line) for line in report.lines if line.get("verdict") == "violated"
+    )
+    if witnesses:
+        parts.append(f"<h2>Counterexamples</h2>{witnesses}")
+    failed = [line for line in report.lines if line.get("status", "done") != "done"]
+    if failed:
+        items = "".join(
+            f"<li><code>{_e(line.get('job'))}</code>: {_e(line.get('status'))}: "
+            f"{_e(line.get('error') or line.get('reason') or '')}</li>"
+            for line in failed
+        )
+        parts.append(f"<h2>Jobs that did not finish</h2><ul>{items}</ul>")
+    return "".join(parts)
+
+
+def _verdict_text(line: dict[str, Any]) -> str:
+    verdict = line.get("verdict")
+    if verdict not in ("holds", "violated", "unknown"):
+        return ""
+    return f'<span class="verdict {_e(verdict)}">{_e(verdict)}</span>'
+
+
 def _delta_at(pld: Any, eps: float) -> float:
     t = math.exp(eps)
     return sum(
@@ -496,7 +618,11 @@ def _delta_at(pld: Any, eps: float) -> float:
 def _body(report: Any, extras: Extras) -> tuple[str, str]:
     """(title, body) for any result faier's commands return."""
     kind = type(report).__name__
-    target = str(getattr(report, "target", None) or getattr(report, "model", ""))
+    target = str(
+        getattr(report, "target", None)
+        or getattr(report, "model", None)
+        or getattr(report, "suite", "")
+    )
     if isinstance(report, Result):
         return target, _result_body(report, extras)
     bodies: dict[str, Callable[[Any], str]] = {
@@ -505,12 +631,31 @@ def _body(report: Any, extras: Extras) -> tuple[str, str]:
         "BoundReport": _bound_body,
         "CheckResult": _check_body,
         "PLDReport": _pld_body,
+        "BatchReport": _batch_body,
     }
     if kind == "CertifyReport" or kind == "BoundReport":
         target = str(report.test.target)
     if kind not in bodies:
         raise InputError(f"no HTML report for {kind}", where="--report")
     return target, bodies[kind](report)
+
+
+BATCH_BADGES = {
+    0: ("holds", "every job holds or computed"),
+    1: ("violated", "a job is violated"),
+    2: ("violated", "bad input in a job"),
+    3: ("unknown", "a job is unknown"),
+    4: ("violated", "a job crashed"),
+    130: ("unknown", "interrupted"),
+}
+
+
+def _badge(report: Any) -> str:
+    kind = type(report).__name__
+    if kind == "BatchReport":
+        css, text = BATCH_BADGES.get(int(report.exit_code), ("unknown", "see the jobs"))
+        return f'<span class="verdict {css}">{_e(text)}</span>'
+    return _verdict(report.verdict, kind == "StatReport")
 
 
 def fragment(
@@ -531,7 +676,7 @@ def fragment(
     )
     return (
         f'<div class="faier-report"><style>{STYLE}</style>'
-        f"<h1>{_e(heading)} {_verdict(report.verdict, type(report).__name__ == 'StatReport')}"
+        f"<h1>{_e(heading)} {_badge(report)}"
         f"</h1>{body}{notes}"
         f"<h2>Run</h2>{_facts(footer)}{reproduce}</div>"
     )
