@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+import random
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -308,7 +309,11 @@ class SupremumSearch:
             )
             axes.append(sorted(values))
         best: tuple[Fraction, int, dict[str, Fraction]] | None = None
-        points = itertools.islice(itertools.product(*axes), MAX_SAMPLES)
+        if math.prod(len(axis) for axis in axes) <= MAX_SAMPLES:
+            points: Iterable[tuple[Fraction, ...]] = itertools.product(*axes)
+        else:  # a seeded sample, so that no axis is stuck at its first values
+            chooser = random.Random(len(axes))
+            points = [tuple(chooser.choice(axis) for axis in axes) for _ in range(MAX_SAMPLES)]
         for combination in points:
             point = {p.name: v for p, v in zip(space.parameters, combination, strict=True)}
             if not space.contains(point):
