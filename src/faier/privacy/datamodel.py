@@ -12,6 +12,10 @@ The FAIER papers (journal Ex. 4.5 and 6.2, conference Ex. 4 and 5) condition
 on "count ≥ 1" where they mean "John has the disease"; this module conditions
 on the secret itself.  docs/DISCREPANCIES.md compares
 both.
+
+These two shapes of prior are what the FAIER papers' examples need; any other
+correlation (a joint table, a Bayesian network, a Markov chain over records)
+is a model of :mod:`faier.privacy.correlated` and its neighbours.
 """
 
 from __future__ import annotations
