@@ -35,6 +35,7 @@ from faier.mechanisms import (
     program,
     scalars,
 )
+from faier.mechanisms.continuous import exponential, gaussian, laplace
 from faier.model.distribution import Distribution, bernoulli, truncated_geometric
 from faier.privacy.budget import Epsilon
 from faier.results import Result, Verdict
@@ -61,7 +62,10 @@ __all__ = [
     "assert_private",
     "bernoulli",
     "epsilon",
+    "exponential",
+    "gaussian",
     "grid",
+    "laplace",
     "load_problem",
     "permute_queries",
     "pld",

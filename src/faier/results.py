@@ -323,6 +323,78 @@ class ParametricReport:
 
 
 @dataclass(frozen=True)
+class Enclosure:
+    """A real number proved to lie in [lower, upper] (certified ball arithmetic).
+
+    The bounds are floats rounded outward; ``closed_form`` is the exact value
+    where one is known (``1/2 − 1/4·e^(−7/20)``), shown beside the interval.
+    """
+
+    lower: float
+    upper: float
+    closed_form: str | None = None
+
+    @property
+    def middle(self) -> float:
+        return self.lower if self.lower == self.upper else (self.lower + self.upper) / 2
+
+    def show(self) -> str:
+        if math.isinf(self.lower):
+            return "∞"
+        if math.isinf(self.upper):
+            return f"≥ {self.lower:.16g} (lower bound)"
+        if self.lower == self.upper:
+            text = f"{self.lower:.16g}"
+        else:
+            text = f"[{self.lower:.16g}, {self.upper:.16g}]"
+        return text if self.closed_form is None else f"{self.closed_form} ∈ {text}"
+
+    def to_json(self) -> dict[str, Any]:
+        if math.isinf(self.lower):
+            return {"value": "inf", "lower": "inf", "upper": "inf"}
+        if math.isinf(self.upper):
+            return {"value": None, "lower": self.lower, "upper": "inf"}
+        out: dict[str, Any] = {"value": self.middle, "lower": self.lower, "upper": self.upper}
+        if self.closed_form is not None:
+            out["closed_form"] = self.closed_form
+        return out
+
+
+@dataclass(frozen=True)
+class CertifiedWitness:
+    """A comparison whose two probabilities (or densities) are certified enclosures."""
+
+    left_value: Any
+    right_value: Any
+    output: str
+    p: Enclosure
+    q: Enclosure
+    ratio: Enclosure
+    measure: str = "Pr"
+    """``Pr`` for a discrete output, ``density`` for a noisy number."""
+
+    def lines(self) -> list[str]:
+        left, right = _compact(self.left_value), _compact(self.right_value)
+        return [
+            f"inputs: {left}  vs  {right}",
+            f"output: {self.output}",
+            f"{self.measure}[output | {left}] = {self.p.show()}",
+            f"{self.measure}[output | {right}] = {self.q.show()}",
+            f"ratio ∈ {self.ratio.show()}" if not math.isinf(self.ratio.lower) else "ratio = ∞",
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "inputs": [self.left_value, self.right_value],
+            "output": self.output,
+            "measure": self.measure,
+            "p": self.p.to_json(),
+            "q": self.q.to_json(),
+            "ratio": self.ratio.to_json(),
+        }
+
+
+@dataclass(frozen=True)
 class Statistics:
     """What the engine did: time, comparisons, explored states or sequences."""
 
@@ -352,13 +424,20 @@ class Result:
     statistics: Statistics = field(default_factory=Statistics)
     certificate: UnboundedLoss | None = None
     parametric: ParametricReport | None = None
+    enclosure: Enclosure | None = None
+    """ε* as a certified interval (continuous noise: e^ε* is transcendental)."""
+    certified_witness: CertifiedWitness | None = None
 
     @property
     def exit_code(self) -> int:
         """CI-friendly: 0 holds, 1 violated, 3 unknown; 0 for a computed ε*, 3 if unknown."""
         if self.verdict is not None:
             return self.verdict.exit_code
-        return ExitCode.HOLDS if self.epsilon_star is not None else ExitCode.UNKNOWN
+        bounded = self.enclosure is not None and (
+            math.isinf(self.enclosure.lower) or not math.isinf(self.enclosure.upper)
+        )
+        known = self.epsilon_star is not None or bounded
+        return ExitCode.HOLDS if known else ExitCode.UNKNOWN
 
     @property
     def seconds(self) -> float:
@@ -379,6 +458,11 @@ class Result:
         if self.delta is not None:
             out["delta"] = str(self.delta)
         out["epsilon_star"] = self.epsilon_star.to_json() if self.epsilon_star else None
+        if self.enclosure is not None:
+            out["epsilon_star"] = {
+                **(out["epsilon_star"] or {"ratio": None}),
+                **self.enclosure.to_json(),
+            }
         if self.lower_bound is not None and self.epsilon_star is None:
             upper = self.parametric.upper if self.parametric is not None else None
             out["bounds"] = {
@@ -388,6 +472,8 @@ class Result:
         if self.delta_star is not None:
             out["delta_star"] = str(self.delta_star)
         out["witness"] = self.witness.to_json() if self.witness else None
+        if self.certified_witness is not None:
+            out["witness"] = self.certified_witness.to_json()
         if self.horizons:
             out["horizons"] = [h.to_json() for h in self.horizons]
         if self.certificate is not None:

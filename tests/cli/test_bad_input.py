@@ -1695,7 +1695,7 @@ CASES = [
         "engine-unknown",
         ["epsilon", "geometric", "--engine", "quantum"],
         ["--engine:", "unknown engine 'quantum'"],
-        "choose auto or one of exact, smt",
+        "choose auto or one of certified, exact, smt",
     ),
     case(
         "engine-statistical-for-verify",

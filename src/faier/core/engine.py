@@ -80,6 +80,7 @@ class Engine(Protocol):
 
 
 BUILTIN: dict[str, str] = {
+    "certified": "faier.engines.certified.entry",
     "exact": "faier.engines.exact.entry",
     "smt": "faier.engines.smt.entry",
     "statistical": "faier.engines.statistical.entry",

@@ -15,6 +15,7 @@ from typing import Any
 from faier.core.problem import Problem
 from faier.errors import SpecError
 from faier.examples import correlated, scenarios
+from faier.examples.continuous import SPECS as CONTINUOUS
 from faier.examples.paper_hmms import geometric_hmm, noisy_max_hmm
 from faier.examples.parameters import ParameterSpec, Unknown, fraction, resolve
 from faier.mechanisms.library.above_threshold import above_threshold
@@ -435,6 +436,9 @@ EXAMPLES: tuple[Example, ...] = (
         ),
     ),
 )
+
+EXAMPLES += tuple(Example(*spec) for spec in CONTINUOUS)
+"""StatDP's suite with continuous noise (``examples/continuous.py``, the certified engine)."""
 
 
 def find_example(name: str) -> Example | None:

@@ -19,6 +19,7 @@ from typing import Protocol, TypeVar
 import numpy as np
 
 from faier.errors import BudgetExceeded, MechanismError
+from faier.mechanisms.continuous import Continuous
 from faier.model.distribution import Distribution
 
 T = TypeVar("T", bound=Hashable)
@@ -98,6 +99,12 @@ class _Replay:
     position: int = 0
 
     def draw(self, dist: Distribution[T]) -> T:
+        if isinstance(dist, Continuous):
+            raise MechanismError(
+                f"the mechanism draws continuous noise ({dist.describe()}): exact "
+                "enumeration needs finite distributions",
+                fix="use --engine certified (or auto)",
+            )
         if not isinstance(dist, Distribution):
             raise TypeError(f"draw() needs a faier Distribution, got {type(dist).__name__}")
         if self.position >= len(self.prefix):
@@ -219,6 +226,8 @@ class SamplingContext:
         self.rng = rng
 
     def draw(self, dist: Distribution[T]) -> T:
+        if isinstance(dist, Continuous):
+            return dist.sample(self.rng)  # type: ignore[return-value]
         u = self.rng.random()
         acc = 0.0
         for outcome, p in dist.items:

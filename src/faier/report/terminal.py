@@ -43,7 +43,9 @@ def render(result: Result, console: Console) -> None:
         table.add_row("verdict", Text(result.verdict.value, style=VERDICT_STYLE[result.verdict]))
     elif result.delta is not None:
         table.add_row("δ", str(result.delta))
-    if result.epsilon_star is not None:
+    if result.enclosure is not None:
+        table.add_row("ε*", result.enclosure.show())
+    elif result.epsilon_star is not None:
         table.add_row("ε*", result.epsilon_star.show())
     elif result.lower_bound is not None:
         table.add_row("ε*", f"≥ {result.lower_bound.show()} (lower bound)")
@@ -52,6 +54,10 @@ def render(result: Result, console: Console) -> None:
     if result.witness is not None:
         heading = "counterexample" if result.verdict is Verdict.VIOLATED else "witness"
         for i, line in enumerate(witness_lines(result.witness)):
+            table.add_row(heading if i == 0 else "", Text(line))
+    if result.certified_witness is not None:
+        heading = "counterexample" if result.verdict is Verdict.VIOLATED else "witness"
+        for i, line in enumerate(result.certified_witness.lines()):
             table.add_row(heading if i == 0 else "", Text(line))
     if result.certificate is not None:
         for i, line in enumerate(result.certificate.lines()):

@@ -1,0 +1,108 @@
+"""Certified evaluation of closed forms with python-flint's arb balls.
+
+An arb ball [m ± r] is guaranteed to contain the true value of every
+operation it results from (FLINT's Arb library), so evaluating an exact
+:class:`~.exppoly.ExpSum` term by term gives a certified enclosure.  Signs
+are decided by raising the working precision until the ball excludes zero;
+an ExpSum that is not exactly zero has a non-zero value
+(Lindemann–Weierstrass), so this ends, and a cap turns the pathological
+case into "unknown" rather than a hang.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from fractions import Fraction
+from typing import Any
+
+from faier.engines.certified.exppoly import ExpSum
+from faier.privacy.budget import Epsilon
+from faier.results import Enclosure
+
+PRECISIONS = (128, 256, 512, 1024, 4096)
+"""Working precisions in bits, tried in turn when a ball straddles a decision."""
+
+
+class Undecided(Exception):
+    """A sign that the largest working precision could not settle."""
+
+
+@contextmanager
+def precision(bits: int) -> Iterator[None]:
+    import flint
+
+    previous = flint.ctx.prec
+    flint.ctx.prec = bits
+    try:
+        yield
+    finally:
+        flint.ctx.prec = previous
+
+
+def _rational(q: Fraction) -> Any:
+    import flint
+
+    return flint.arb(int(q.numerator)) / int(q.denominator)
+
+
+def ball(value: ExpSum) -> Any:
+    """The arb enclosure of an exact ExpSum at the current precision."""
+    import flint
+
+    total = flint.arb(0)
+    for r, q in value.terms:
+        total += _rational(q) * (_rational(r).exp() if r else 1)
+    return total
+
+
+def sign(value: ExpSum) -> int:
+    """The exact sign of an ExpSum (0 only when it is exactly zero)."""
+    if value.is_zero:
+        return 0
+    for bits in PRECISIONS:
+        with precision(bits):
+            b = ball(value)
+            if b > 0:
+                return 1
+            if b < 0:
+                return -1
+    raise Undecided(f"the sign of {value.show()} stays undecided at {PRECISIONS[-1]} bits")
+
+
+def exp_epsilon(eps: Epsilon) -> ExpSum | None:
+    """e^ε as an ExpSum when it is one (log forms: rational; a rational ε: e^ε itself)."""
+    if eps.exp_ratio is not None:
+        return ExpSum.rational(eps.exp_ratio)
+    if eps.rational is not None:
+        return ExpSum.exp(eps.rational)
+    return None
+
+
+def exp_epsilon_ball(eps: Epsilon, bits: int) -> Any:
+    """e^ε as a ball for any ε faier reads (sympy's evaluation to ``bits`` + 20 bits)."""
+    import flint
+
+    exact = exp_epsilon(eps)
+    if exact is not None:
+        return ball(exact)
+    digits = int(bits * 0.302) + 10
+    text = str(eps.expr.evalf(digits))
+    return flint.arb(text) * flint.arb(1, flint.arb(10) ** (-digits + 3))
+
+
+def floats(b: Any) -> tuple[float, float]:
+    """A ball's bounds as floats rounded outward."""
+    low = float(b.lower())
+    high = float(b.upper())
+    return math.nextafter(low, -math.inf), math.nextafter(high, math.inf)
+
+
+def enclose(value: ExpSum, *, closed_form: bool = True) -> Enclosure:
+    """A certified interval for an exact ExpSum, with its closed form."""
+    if value.is_zero:
+        return Enclosure(0.0, 0.0, "0")
+    with precision(PRECISIONS[0]):
+        low, high = floats(ball(value))
+    return Enclosure(low, high, value.show() if closed_form else None)

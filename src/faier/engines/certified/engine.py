@@ -1,0 +1,580 @@
+"""ε* and verdicts for programs with continuous noise over a finite input grid.
+
+Each input's output distribution is computed exactly once: the program is
+executed symbolically over its noise (:mod:`.symbolic`), each path's
+probability is an exact exponential polynomial (:mod:`.integrate`), and the
+paths of one output are summed; the sum over outputs must be exactly 1
+(checked on every input).  Every ordered neighbour pair and output is then
+screened in float64 (values read off 128-bit balls, so each is within a few
+ulps of the truth) and every comparison within a relative margin of 10⁻⁹
+of the decision is settled exactly: the sign of ``p − e^ε·q`` as an exact
+ExpSum, or ball arithmetic with rising precision when e^ε is not one.  An
+output possible on one side and exactly impossible on the other is an
+infinite loss with both closed forms as its certificate.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Hashable
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from faier.core.budget import Budget
+from faier.core.problem import Problem
+from faier.engines.certified import balls, densities
+from faier.engines.certified.exppoly import ExpSum, Piecewise
+from faier.engines.certified.integrate import Unsupported, probability
+from faier.engines.certified.symbolic import Constraint, Output, Path, paths
+from faier.errors import InternalError, MechanismError
+from faier.mechanisms.continuous import Continuous
+from faier.mechanisms.handlers import guarded
+from faier.mechanisms.program import Program
+from faier.model.values import show_input
+from faier.privacy.budget import Epsilon
+from faier.privacy.neighbours import neighbour_pairs
+from faier.privacy.specs import DifferentialPrivacy
+from faier.results import CertifiedWitness, Enclosure, Loss, Result, Statistics, Verdict
+
+MARGIN = 1e-9
+"""Relative band around a decision inside which floats do not decide."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """Every input's exact output probabilities, or output densities at chosen points.
+
+    For a discrete output ``measure`` is ``Pr`` and the table is complete;
+    for one released number (``densities.line_densities``) an output is a
+    (skeleton, point) and the table holds the exact density there: its
+    losses are lower bounds (``complete`` False), and an exact zero counts as
+    an infinite loss only at points inside a piece (``interior``).
+    """
+
+    inputs: tuple[Hashable, ...]
+    outputs: tuple[Hashable, ...]
+    exact: tuple[dict[Hashable, ExpSum], ...]
+    paths: int
+    integrals: int
+    measure: str = "Pr"
+    complete: bool = True
+    interior: frozenset[Hashable] | None = None
+    """Outputs where a zero density is an infinite loss (None: every output)."""
+    names: dict[Hashable, str] | None = None
+
+
+@dataclass(frozen=True)
+class Separable:
+    """The histogram shape: each input's released numbers (``densities.separable``)."""
+
+    inputs: tuple[Hashable, ...]
+    numbers: tuple[dict[Hashable, tuple[densities.Shifted, ...]], ...]
+    paths: int
+
+
+def _has_number(output: Hashable) -> bool:
+    if isinstance(output, Output):
+        return True
+    if isinstance(output, tuple):
+        return any(_has_number(o) for o in output)
+    return False
+
+
+def _runs(mechanism: Program[Any], budget: Budget) -> list[list[Path]]:
+    runs = []
+    for x in mechanism.inputs.values:
+        found = guarded(mechanism.name, lambda x=x: list(paths(lambda ctx: mechanism.body(x, ctx))))
+        budget.spend(len(found))
+        runs.append(found)
+    return runs
+
+
+def build_table(mechanism: Program[Any], budget: Budget) -> Table | Separable:
+    """Each input's output distribution in closed form (path integrals memoised)."""
+    runs = _runs(mechanism, budget)
+    inputs = tuple(mechanism.inputs.values)
+    count = sum(len(r) for r in runs)
+    if any(_has_number(path.output) for run in runs for path in run):
+        shapes = [densities.separable(run) for run in runs]
+        if all(shape is not None for shape in shapes):
+            return Separable(inputs, tuple(s for s in shapes if s is not None), count)
+        return _line_table(mechanism, inputs, runs, count, budget)
+    memo: dict[tuple[tuple[Continuous, ...], tuple[Constraint, ...]], ExpSum] = {}
+    exact: list[dict[Hashable, ExpSum]] = []
+    outputs: dict[Hashable, None] = {}
+    for x, run in zip(inputs, runs, strict=True):
+        dist: dict[Hashable, ExpSum] = {}
+        for path in run:
+            budget.check_time()
+            key = (path.noise, path.constraints)
+            value = memo.get(key)
+            if value is None:
+                value = probability(path.noise, path.constraints)
+                memo[key] = value
+            if path.weight != 1:
+                value = value.scaled(path.weight)
+            if value.is_zero:
+                continue
+            dist[path.output] = dist[path.output] + value if path.output in dist else value
+            outputs.setdefault(path.output)
+        total = ExpSum(())
+        for value in dist.values():
+            total = total + value
+        if total != ExpSum.rational(1):
+            raise InternalError(
+                f"the output probabilities of {mechanism.name} on {show_input(x)} sum to "
+                f"{total.show()}, not 1"
+            )
+        exact.append(dist)
+    return Table(inputs, tuple(outputs), tuple(exact), count, len(memo))
+
+
+def _line_table(
+    mechanism: Program[Any],
+    inputs: tuple[Hashable, ...],
+    runs: list[list[Path]],
+    count: int,
+    budget: Budget,
+) -> Table:
+    """Output densities of one released number at the points that screen its supremum."""
+    functions = []
+    for run in runs:
+        budget.check_time()
+        functions.append(densities.line_densities(run))
+    skeletons = list(dict.fromkeys(s for f in functions for s in f))
+    exact: list[dict[Hashable, ExpSum]] = [{} for _ in inputs]
+    outputs: list[Hashable] = []
+    interior: set[Hashable] = set()
+    names: dict[Hashable, str] = {}
+    for skeleton in skeletons:
+        if any(isinstance(f.get(skeleton), ExpSum) for f in functions):
+            output = (skeleton, None)
+            outputs.append(output)
+            names[output] = mechanism.output_name(skeleton)
+            interior.add(output)
+            for i, f in enumerate(functions):
+                mass = f.get(skeleton)
+                if isinstance(mass, ExpSum) and not mass.is_zero:
+                    exact[i][output] = mass
+            continue
+        present = [g for f in functions if isinstance(g := f.get(skeleton), Piecewise)]
+        kinks, inner = densities.points(present)
+        for v in (*kinks, *inner):
+            output = (skeleton, v)
+            outputs.append(output)
+            names[output] = mechanism.output_name(densities.fill(skeleton, [Fraction(v)]))
+            if v in inner:
+                interior.add(output)
+            for i, f in enumerate(functions):
+                g = f.get(skeleton)
+                if isinstance(g, Piecewise):
+                    value = g.at(v)
+                    if not value.is_zero:
+                        exact[i][output] = value
+    return Table(
+        inputs,
+        tuple(outputs),
+        tuple(exact),
+        count,
+        sum(len(f) for f in functions),
+        measure="density",
+        complete=False,
+        interior=frozenset(interior),
+        names=names,
+    )
+
+
+@dataclass(frozen=True)
+class Screen:
+    """Float images of the table and the ordered neighbour pairs."""
+
+    values: Any
+    """values[i, o]: Pr[o | input i] as a float read off a 128-bit ball."""
+    zero: Any
+    """zero[i, o]: Pr[o | input i] is exactly 0."""
+    pairs: Any
+    """pairs[k] = (i, j): input j is a neighbour of input i."""
+    infinite_ok: Any
+    """infinite_ok[o]: a zero on one side and not the other is an infinite loss."""
+
+
+def screen(table: Table, problem: Problem) -> Screen:
+    privacy = problem.privacy
+    assert isinstance(privacy, DifferentialPrivacy)
+    index = {x: i for i, x in enumerate(table.inputs)}
+    out_index = {o: k for k, o in enumerate(table.outputs)}
+    values = np.zeros((len(table.inputs), len(table.outputs)))
+    zero = np.ones(values.shape, dtype=bool)
+    with balls.precision(balls.PRECISIONS[0]):
+        for i, dist in enumerate(table.exact):
+            for o, value in dist.items():
+                values[i, out_index[o]] = float(balls.ball(value).mid())
+                zero[i, out_index[o]] = False
+    pairs = np.array(
+        [(index[x], index[y]) for x, y in neighbour_pairs(privacy.neighbours, table.inputs)],
+        dtype=np.int64,
+    ).reshape(-1, 2)
+    if len(pairs) == 0:
+        raise MechanismError(
+            f"no two inputs of {problem.name} are neighbours under "
+            f"'{privacy.neighbours.describe()}'",
+            fix="choose another neighbour relation or a larger input grid",
+        )
+    infinite_ok = np.array(
+        [table.interior is None or o in table.interior for o in table.outputs], dtype=bool
+    )
+    return Screen(values, zero, pairs, infinite_ok)
+
+
+def _witness(
+    problem: Problem, table: Table, i: int, j: int, o: Hashable
+) -> tuple[CertifiedWitness, ExpSum, ExpSum]:
+    p = table.exact[i].get(o, ExpSum(()))
+    q = table.exact[j].get(o, ExpSum(()))
+    mechanism = problem.mechanism
+    assert isinstance(mechanism, Program)
+    if q.is_zero:
+        ratio = Enclosure(math.inf, math.inf, "∞")
+    else:
+        with balls.precision(balls.PRECISIONS[0]):
+            low, high = balls.floats(balls.ball(p) / balls.ball(q))
+        ratio = Enclosure(low, high)
+    witness = CertifiedWitness(
+        _plain(table.inputs[i]),
+        _plain(table.inputs[j]),
+        table.names[o] if table.names is not None else mechanism.output_name(o),
+        balls.enclose(p),
+        balls.enclose(q),
+        ratio,
+        table.measure,
+    )
+    return witness, p, q
+
+
+def _plain(x: Hashable) -> Any:
+    return list(x) if isinstance(x, tuple) else x
+
+
+def _candidates(s: Screen, threshold: float) -> tuple[list[tuple[float, int, int, int]], bool]:
+    """(ratio, i, j, o) with a float ratio ≥ threshold·(1 − MARGIN), largest first; ∞ first."""
+    left = s.pairs[:, 0]
+    right = s.pairs[:, 1]
+    p = s.values[left]
+    q = s.values[right]
+    possible = ~s.zero[left]
+    infinite = possible & s.zero[right] & s.infinite_ok[None, :]
+    found: list[tuple[float, int, int, int]] = []
+    for k, o in zip(*np.nonzero(infinite), strict=True):
+        found.append((math.inf, int(left[k]), int(right[k]), int(o)))
+    if found:
+        return found, True
+    finite = possible & ~s.zero[right]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(finite, p / np.where(finite, q, 1.0), 0.0)
+    if math.isnan(threshold):
+        threshold = float(ratio.max()) if ratio.size else 0.0
+    near = ratio >= threshold * (1 - MARGIN)
+    for k, o in zip(*np.nonzero(near & finite), strict=True):
+        found.append((float(ratio[k, o]), int(left[k]), int(right[k]), int(o)))
+    found.sort(key=lambda c: -c[0])
+    return found, False
+
+
+def _describe(problem: Problem, inputs: int, pairs: int) -> str:
+    return (
+        f"{problem.privacy.describe()}; every neighbouring pair of the {inputs} inputs of "
+        f"the grid ({pairs} ordered pairs)"
+    )
+
+
+def _method(table: Table, s: Screen, rechecked: int) -> str:
+    if table.measure == "density":
+        what = (
+            f"the density of the released number as an exact piecewise exponential "
+            f"polynomial ({table.integrals} per-input densities), evaluated exactly at "
+            f"{len(table.outputs)} points (breakpoints, midpoints, tails)"
+        )
+    else:
+        what = (
+            f"each path's probability in closed form (exact exponential polynomials, "
+            f"{table.integrals} distinct integrals, outputs summing to exactly 1 on every input)"
+        )
+    return (
+        f"certified: symbolic execution over the noise ({table.paths} paths on "
+        f"{len(table.inputs)} inputs), {what}, enclosed in arb balls; "
+        f"{len(s.pairs) * len(table.outputs)} comparisons screened in float64, "
+        f"{rechecked} settled in exact/ball arithmetic"
+    )
+
+
+def _unsupported(problem: Problem, eps: Epsilon | None, reason: str, started: float) -> Result:
+    return Result(
+        target=problem.name,
+        privacy=problem.privacy.describe(),
+        method="certified: symbolic execution over the noise",
+        verdict=None if eps is None else Verdict.UNKNOWN,
+        epsilon=None if eps is None else str(eps),
+        reason=f"no closed form: {reason}",
+        statistics=Statistics(seconds=time.perf_counter() - started),
+    )
+
+
+def _pairs(problem: Problem, inputs: tuple[Hashable, ...]) -> list[tuple[int, int]]:
+    privacy = problem.privacy
+    assert isinstance(privacy, DifferentialPrivacy)
+    index = {x: i for i, x in enumerate(inputs)}
+    return [(index[x], index[y]) for x, y in neighbour_pairs(privacy.neighbours, inputs)]
+
+
+def _table(problem: Problem, budget: Budget) -> Table | Separable:
+    mechanism = problem.mechanism
+    assert isinstance(mechanism, Program)
+    return build_table(mechanism, budget)
+
+
+def epsilon(problem: Problem, budget: Budget) -> Result:
+    """ε* as a certified interval (or ∞ with a certificate) and its witness."""
+    started = time.perf_counter()
+    try:
+        table = _table(problem, budget)
+    except Unsupported as exc:
+        return _unsupported(problem, None, str(exc), started)
+    if isinstance(table, Separable):
+        return _separable_epsilon(problem, table, started)
+    s = screen(table, problem)
+    found, infinite = _candidates(s, math.nan)
+    describe = _describe(problem, len(table.inputs), len(s.pairs))
+    stats = Statistics(comparisons=len(s.pairs))
+    if infinite:
+        _, i, j, o = found[0]
+        witness, _, _ = _witness(problem, table, i, j, table.outputs[o])
+        return Result(
+            target=problem.name,
+            privacy=describe,
+            method=_method(table, s, 1)
+            + f"; an output with positive {_measure(table)} on one input has {_measure(table)} "
+            "exactly 0 on its neighbour: no finite ε",
+            epsilon_star=Loss(None),
+            enclosure=Enclosure(math.inf, math.inf),
+            certified_witness=witness,
+            statistics=replace(stats, seconds=time.perf_counter() - started),
+        )
+    best_low = -math.inf
+    best_high = -math.inf
+    best: tuple[int, int, int] | None = None
+    with balls.precision(balls.PRECISIONS[0]):
+        for _, i, j, o in found:
+            p = table.exact[i][table.outputs[o]]
+            q = table.exact[j][table.outputs[o]]
+            low, high = balls.floats((balls.ball(p) / balls.ball(q)).log())
+            if low > best_low:
+                best_low, best = low, (i, j, o)
+            best_high = max(best_high, high)
+    if best is None:
+        return _unsupported(problem, None, "no output is possible on both sides", started)
+    witness, _, _ = _witness(problem, table, best[0], best[1], table.outputs[best[2]])
+    reason = None
+    if not table.complete:
+        best_high = math.inf
+        reason = (
+            "a lower bound: the density ratio is evaluated exactly at the points screened; "
+            "its supremum between them is not bounded yet"
+        )
+    return Result(
+        target=problem.name,
+        privacy=describe,
+        method=_method(table, s, len(found)),
+        enclosure=Enclosure(best_low, best_high),
+        certified_witness=witness,
+        reason=reason,
+        statistics=replace(stats, seconds=time.perf_counter() - started),
+    )
+
+
+def _measure(table: Table) -> str:
+    return "probability" if table.measure == "Pr" else "density"
+
+
+def _exceeds(p: ExpSum, q: ExpSum, eps: Epsilon) -> bool | None:
+    """p > e^ε·q, decided exactly (None: undecided at the largest precision)."""
+    exp_eps = balls.exp_epsilon(eps)
+    if exp_eps is not None:
+        try:
+            return balls.sign(p - q * exp_eps) > 0
+        except balls.Undecided:
+            return None
+    for bits in balls.PRECISIONS:
+        with balls.precision(bits):
+            difference = balls.ball(p) - balls.exp_epsilon_ball(eps, bits) * balls.ball(q)
+            if difference > 0:
+                return True
+            if difference < 0:
+                return False
+    return None
+
+
+def verify(problem: Problem, eps: Epsilon, budget: Budget) -> Result:
+    """holds (every comparison ≤ e^ε, proved), violated (a certified witness) or unknown."""
+    started = time.perf_counter()
+    try:
+        table = _table(problem, budget)
+    except Unsupported as exc:
+        return _unsupported(problem, eps, str(exc), started)
+    if isinstance(table, Separable):
+        return _separable_verify(problem, table, eps, started)
+    s = screen(table, problem)
+    found, infinite = _candidates(s, math.exp(eps.value) if eps.value < 700 else math.inf)
+    undecided: list[tuple[int, int, int]] = []
+    violation: tuple[int, int, int] | None = None
+    for _, i, j, o in found:
+        budget.check_time()
+        p = table.exact[i][table.outputs[o]]
+        q = table.exact[j].get(table.outputs[o], ExpSum(()))
+        answer = True if q.is_zero else _exceeds(p, q, eps)
+        if answer is None:
+            undecided.append((i, j, o))
+        elif answer:
+            violation = (i, j, o)
+            break
+    describe = _describe(problem, len(table.inputs), len(s.pairs))
+    method = _method(table, s, len(found))
+    stats = Statistics(seconds=time.perf_counter() - started, comparisons=len(s.pairs))
+    if violation is not None:
+        i, j, o = violation
+        found_witness, _, _ = _witness(problem, table, i, j, table.outputs[o])
+        return _verdict(
+            problem, eps, describe, method, stats, Verdict.VIOLATED, found_witness, infinite
+        )
+    if undecided or not table.complete:
+        reason = (
+            f"{len(undecided)} comparisons equal e^ε to {balls.PRECISIONS[-1]} bits"
+            if undecided
+            else "no screened point of the density exceeds e^ε, but the supremum between "
+            "the points is not bounded yet"
+        )
+        witness: CertifiedWitness | None = None
+        if undecided:
+            i, j, o = undecided[0]
+            witness, _, _ = _witness(problem, table, i, j, table.outputs[o])
+        return replace(
+            _verdict(problem, eps, describe, method, stats, Verdict.UNKNOWN, witness, False),
+            reason=reason,
+        )
+    return _verdict(problem, eps, describe, method, stats, Verdict.HOLDS, None, False)
+
+
+def _verdict(
+    problem: Problem,
+    eps: Epsilon,
+    describe: str,
+    method: str,
+    stats: Statistics,
+    verdict: Verdict,
+    witness: CertifiedWitness | None,
+    infinite: bool,
+) -> Result:
+    return Result(
+        target=problem.name,
+        privacy=describe,
+        method=method,
+        verdict=verdict,
+        epsilon=str(eps),
+        epsilon_star=Loss(None) if infinite else None,
+        enclosure=Enclosure(math.inf, math.inf) if infinite else None,
+        certified_witness=witness,
+        statistics=stats,
+    )
+
+
+SEPARABLE_METHOD = (
+    "certified: symbolic execution over the noise ({paths} paths on {inputs} inputs); every "
+    "released number is one noise variable plus a constant, so the density ratio factors and "
+    "its supremum is exact (Σ|c − c′|/b for Laplace noise, attained at the output c)"
+)
+
+
+def _separable_losses(
+    problem: Problem, table: Separable
+) -> tuple[list[tuple[Fraction | None, int, int, Hashable]], int]:
+    pairs = _pairs(problem, table.inputs)
+    losses = []
+    for i, j in pairs:
+        for skeleton, numbers in table.numbers[i].items():
+            other = table.numbers[j].get(skeleton)
+            loss = None if other is None else densities.separable_loss(numbers, other)
+            losses.append((loss, i, j, skeleton))
+    return losses, len(pairs)
+
+
+def _separable_witness(
+    problem: Problem, table: Separable, i: int, j: int, skeleton: Hashable
+) -> CertifiedWitness:
+    mechanism = problem.mechanism
+    assert isinstance(mechanism, Program)
+    a = table.numbers[i][skeleton]
+    b = table.numbers[j].get(skeleton)
+    point = densities.separable_point(a, b if b is not None else a)
+    p = densities.separable_density(a, point)
+    q = ExpSum(()) if b is None else densities.separable_density(b, point)
+    if q.is_zero:
+        ratio = Enclosure(math.inf, math.inf, "∞")
+    else:
+        with balls.precision(balls.PRECISIONS[0]):
+            low, high = balls.floats(balls.ball(p) / balls.ball(q))
+        ratio = Enclosure(low, high)
+    return CertifiedWitness(
+        _plain(table.inputs[i]),
+        _plain(table.inputs[j]),
+        mechanism.output_name(densities.fill(skeleton, point)),
+        balls.enclose(p),
+        balls.enclose(q),
+        ratio,
+        "density",
+    )
+
+
+def _separable_epsilon(problem: Problem, table: Separable, started: float) -> Result:
+    losses, pairs = _separable_losses(problem, table)
+    infinite = [c for c in losses if c[0] is None]
+    best = infinite[0] if infinite else max(losses, key=lambda c: c[0] or 0)
+    _, i, j, skeleton = best
+    witness = _separable_witness(problem, table, i, j, skeleton)
+    value = best[0]
+    enclosure = (
+        Enclosure(math.inf, math.inf)
+        if value is None
+        else Enclosure(*balls.floats(balls.ball(ExpSum.rational(value))), str(value))
+    )
+    return Result(
+        target=problem.name,
+        privacy=_describe(problem, len(table.inputs), pairs),
+        method=SEPARABLE_METHOD.format(paths=table.paths, inputs=len(table.inputs)),
+        epsilon_star=Loss(None) if value is None else None,
+        enclosure=enclosure,
+        certified_witness=witness,
+        statistics=Statistics(seconds=time.perf_counter() - started, comparisons=pairs),
+    )
+
+
+def _separable_verify(problem: Problem, table: Separable, eps: Epsilon, started: float) -> Result:
+    losses, pairs = _separable_losses(problem, table)
+    violation = None
+    for loss, i, j, skeleton in sorted(losses, key=lambda c: -(c[0] or math.inf)):
+        exceeded = True if loss is None else _exceeds(ExpSum.exp(loss), ExpSum.rational(1), eps)
+        if exceeded is None:
+            continue
+        if exceeded:
+            violation = (loss, i, j, skeleton)
+        break
+    stats = Statistics(seconds=time.perf_counter() - started, comparisons=pairs)
+    describe = _describe(problem, len(table.inputs), pairs)
+    method = SEPARABLE_METHOD.format(paths=table.paths, inputs=len(table.inputs))
+    if violation is None:
+        return _verdict(problem, eps, describe, method, stats, Verdict.HOLDS, None, False)
+    loss, i, j, skeleton = violation
+    witness = _separable_witness(problem, table, i, j, skeleton)
+    return _verdict(problem, eps, describe, method, stats, Verdict.VIOLATED, witness, loss is None)

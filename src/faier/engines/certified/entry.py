@@ -1,0 +1,109 @@
+"""The certified engine's entry in the registry: programs that draw continuous noise."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from faier.core.backends import installed
+from faier.core.budget import Budget, hard_deadline
+from faier.core.engine import Backend, Progress, Question, Refusal
+from faier.core.options import Options
+from faier.core.problem import Problem
+from faier.mechanisms.continuous import Continuous
+from faier.mechanisms.program import Program
+from faier.privacy.budget import Epsilon
+from faier.privacy.specs import DifferentialPrivacy
+from faier.results import Result
+
+
+class _Found(Exception):
+    """The probe met a continuous draw."""
+
+
+class _Probe:
+    """Runs a body once, taking every finite draw's first outcome, until noise is drawn."""
+
+    def draw(self, dist: Any) -> Any:
+        if isinstance(dist, Continuous):
+            raise _Found
+        return dist.items[0][0]
+
+
+PROBE_SECONDS = 2.0
+"""The longest the probing run may take; a mechanism slower than that before its first
+draw is left to the other engines (whose refusal of continuous noise names this engine)."""
+
+
+def draws_noise(problem: Problem, timeout: float | None = None) -> bool:
+    """Whether the problem's program draws continuous noise (one cheap run on one input)."""
+    mechanism = problem.mechanism
+    if not isinstance(mechanism, Program):
+        return False
+    limit = PROBE_SECONDS if timeout is None else min(timeout, PROBE_SECONDS)
+    try:
+        first = next(iter(mechanism.inputs.values))
+        with hard_deadline(limit):
+            mechanism.body(first, _Probe())
+    except _Found:
+        return True
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # user code may raise (or exit) anything; the engine that
+        return False  # takes the problem reports the mechanism's own failure
+    return False
+
+
+class CertifiedEngine:
+    """Closed-form path probabilities of Laplace/exponential noise, certified with arb balls."""
+
+    name = "certified"
+    summary = (
+        "continuous noise (Laplace, exponential): symbolic execution, exact closed-form "
+        "probabilities, certified ε* intervals and verdicts over the input grid"
+    )
+    needs = "a one-shot @faier.program drawing faier.laplace / faier.exponential noise (DP)"
+
+    def backends(self) -> tuple[Backend, ...]:
+        return installed("python-flint")
+
+    def refusal(self, problem: Problem, options: Options, question: Question) -> Refusal | None:
+        if not draws_noise(problem, options.timeout):
+            return Refusal(
+                f"{problem.name} draws no continuous noise (the certified engine decides "
+                "programs that draw faier.laplace or faier.exponential)",
+                "use --engine exact or auto",
+            )
+        if not isinstance(problem.privacy, DifferentialPrivacy):
+            return Refusal(
+                "the certified engine decides differential privacy over an input grid",
+                "leave out the Pufferfish scenario",
+            )
+        if options.delta is not None:
+            return Refusal(
+                "(ε, δ) with continuous noise is not decided yet (pure ε only)",
+                "leave out --delta",
+            )
+        try:
+            import flint  # noqa: F401
+        except ImportError:
+            return Refusal("python-flint is not installed", "pip install 'faier[certified]'")
+        return None
+
+    def epsilon(self, problem: Problem, options: Options, progress: Progress | None) -> Result:
+        from faier.engines.certified import engine
+
+        return engine.epsilon(
+            problem, Budget(options.timeout, options.max_states, progress=progress)
+        )
+
+    def verify(
+        self, problem: Problem, eps: Epsilon, options: Options, progress: Progress | None
+    ) -> Result:
+        from faier.engines.certified import engine
+
+        return engine.verify(
+            problem, eps, Budget(options.timeout, options.max_states, progress=progress)
+        )
+
+
+ENGINE = CertifiedEngine()

@@ -1,0 +1,263 @@
+"""Symbolic execution of a program over its continuous noise variables.
+
+``ctx.draw(faier.laplace(...))`` returns a :class:`Linear`: an exact affine
+expression in the noise variables drawn so far.  Sums, differences and
+rational multiples stay symbolic; each comparison of a Linear with a number
+or another Linear is a branch, recorded on the path as ``d ≥ 0`` for its
+outcome (boundaries have probability zero for continuous noise, so ``>``
+and ``≥`` coincide).  Finite draws (``ctx.draw(Distribution)``) branch over
+their outcomes with exact weights.  Every path is found by re-running the
+body with a prefix of decisions, depth first, as ``handlers.enumerate_paths``
+does for finite draws.  Equality of Linears is structural: two different
+expressions are equal with probability zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from faier.errors import BudgetExceeded, MechanismError
+from faier.mechanisms.continuous import Continuous
+from faier.model.distribution import Distribution
+
+UNSUPPORTED_FIX = (
+    "the certified engine follows sums, differences, rational multiples and comparisons "
+    "of noise; keep other operations (products of noise, rounding, floats) out of the program"
+)
+
+
+class NotLinear(MechanismError):
+    """The program did something with noise that is not affine or a comparison."""
+
+
+def _exact(value: Any) -> Fraction:
+    if isinstance(value, bool):
+        raise NotLinear("a truth value used as a number next to noise", fix=UNSUPPORTED_FIX)
+    if isinstance(value, Fraction | int):
+        return Fraction(value)
+    if isinstance(value, float):
+        return Fraction(repr(value))
+    raise NotLinear(f"noise combined with {type(value).__name__} {value!r}", fix=UNSUPPORTED_FIX)
+
+
+class Linear:
+    """c + Σ aᵢ·Xᵢ over noise variables Xᵢ, with exact rational coefficients."""
+
+    __slots__ = ("coefficients", "constant", "run")
+
+    def __init__(
+        self, coefficients: tuple[tuple[int, Fraction], ...], constant: Fraction, run: _Run
+    ) -> None:
+        self.coefficients = coefficients
+        self.constant = constant
+        self.run = run
+
+    def _combine(self, other: Any, sign: int) -> Linear:
+        if isinstance(other, Linear):
+            acc = dict(self.coefficients)
+            for var, a in other.coefficients:
+                acc[var] = acc.get(var, Fraction(0)) + sign * a
+            coeffs = tuple(sorted((v, a) for v, a in acc.items() if a))
+            return Linear(coeffs, self.constant + sign * other.constant, self.run)
+        return Linear(self.coefficients, self.constant + sign * _exact(other), self.run)
+
+    def __add__(self, other: Any) -> Linear:
+        return self._combine(other, 1)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: Any) -> Linear:
+        return self._combine(other, -1)
+
+    def __rsub__(self, other: Any) -> Linear:
+        return (-self)._combine(other, 1)
+
+    def __neg__(self) -> Linear:
+        return self * -1
+
+    def __pos__(self) -> Linear:
+        return self
+
+    def __mul__(self, other: Any) -> Linear:
+        if isinstance(other, Linear):
+            raise NotLinear("a product of two noisy values", fix=UNSUPPORTED_FIX)
+        k = _exact(other)
+        coeffs = tuple((v, a * k) for v, a in self.coefficients if a * k)
+        return Linear(coeffs, self.constant * k, self.run)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other: Any) -> Linear:
+        if isinstance(other, Linear):
+            raise NotLinear("a division by a noisy value", fix=UNSUPPORTED_FIX)
+        k = _exact(other)
+        if k == 0:
+            raise MechanismError("division by zero")
+        return self * (1 / k)
+
+    def _decide(self, other: Any, sign: int) -> bool:
+        difference = (self - other) * sign
+        return self.run.decide(difference)
+
+    def __ge__(self, other: Any) -> bool:
+        return self._decide(other, 1)
+
+    def __gt__(self, other: Any) -> bool:
+        return self._decide(other, 1)
+
+    def __le__(self, other: Any) -> bool:
+        return self._decide(other, -1)
+
+    def __lt__(self, other: Any) -> bool:
+        return self._decide(other, -1)
+
+    def key(self) -> tuple[tuple[tuple[int, Fraction], ...], Fraction]:
+        return self.coefficients, self.constant
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Linear):
+            return self.key() == other.key()
+        return not self.coefficients and other == self.constant
+
+    def __hash__(self) -> int:
+        return hash(self.key())
+
+    def __bool__(self) -> bool:
+        raise NotLinear("a noisy value used as a truth value", fix=UNSUPPORTED_FIX)
+
+    def __float__(self) -> float:
+        raise NotLinear("a noisy value converted to float", fix=UNSUPPORTED_FIX)
+
+    def __int__(self) -> int:
+        raise NotLinear("a noisy value converted to int", fix=UNSUPPORTED_FIX)
+
+    def __index__(self) -> int:
+        raise NotLinear("a noisy value used as an index", fix=UNSUPPORTED_FIX)
+
+    def __round__(self, ndigits: int | None = None) -> Any:
+        raise NotLinear("a noisy value rounded", fix=UNSUPPORTED_FIX)
+
+    def __repr__(self) -> str:
+        parts = [f"{a}·X{v}" for v, a in self.coefficients]
+        return " + ".join([*parts, str(self.constant)])
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """Σ aᵢ·Xᵢ + c ≥ 0 over noise variables (a path's branch decision)."""
+
+    coefficients: tuple[tuple[int, Fraction], ...]
+    constant: Fraction
+
+
+@dataclass(frozen=True)
+class Output:
+    """A noisy number in an output, as its affine expression (for densities)."""
+
+    coefficients: tuple[tuple[int, Fraction], ...]
+    constant: Fraction
+
+
+@dataclass(frozen=True)
+class Path:
+    """One execution: its noise variables, branch constraints, exact weight and output."""
+
+    noise: tuple[Continuous, ...]
+    constraints: tuple[Constraint, ...]
+    weight: Fraction
+    output: Hashable
+
+
+@dataclass
+class _Run:
+    """One replay of the body: decisions and finite choices taken from ``prefix``."""
+
+    prefix: list[int]
+    branching: list[int] = field(default_factory=list)
+    noise: list[Continuous] = field(default_factory=list)
+    constraints: list[Constraint] = field(default_factory=list)
+    weight: Fraction = Fraction(1)
+    position: int = 0
+
+    def _choice(self, options: int) -> int:
+        if self.position >= len(self.prefix):
+            self.prefix.append(0)
+        index = self.prefix[self.position]
+        self.branching.append(options)
+        self.position += 1
+        return index
+
+    def decide(self, difference: Linear) -> bool:
+        if not difference.coefficients:
+            return difference.constant >= 0
+        known = _implied(self.constraints, difference)
+        if known is not None:
+            return known
+        taken = self._choice(2) == 0
+        signed = difference if taken else difference * -1
+        self.constraints.append(Constraint(signed.coefficients, signed.constant))
+        return taken
+
+    def draw(self, dist: Any) -> Any:
+        if isinstance(dist, Continuous):
+            self.noise.append(dist)
+            return Linear(((len(self.noise) - 1, Fraction(1)),), Fraction(0), self)
+        if not isinstance(dist, Distribution):
+            raise MechanismError(
+                f"ctx.draw() needs a faier distribution, got {type(dist).__name__}",
+                fix="draw faier.laplace(...), faier.exponential(...) or a faier Distribution",
+            )
+        index = self._choice(len(dist.items))
+        outcome, p = dist.items[index]
+        self.weight *= p
+        return outcome
+
+
+def _implied(constraints: list[Constraint], difference: Linear) -> bool | None:
+    """The outcome of a comparison already fixed by the same (or opposite) one on the path."""
+    negated = tuple((v, -a) for v, a in difference.coefficients)
+    for c in constraints:
+        if c.coefficients == difference.coefficients and c.constant <= difference.constant:
+            return True
+        if c.coefficients == negated and -c.constant >= difference.constant:
+            return False
+    return None
+
+
+def _freeze(value: Any) -> Hashable:
+    """Outputs with their noisy numbers as :class:`Output` (lists become tuples)."""
+    if isinstance(value, Linear):
+        if not value.coefficients:
+            return value.constant
+        return Output(value.coefficients, value.constant)
+    if isinstance(value, list | tuple):
+        return tuple(_freeze(v) for v in value)
+    try:
+        hash(value)
+    except TypeError as exc:
+        raise MechanismError(
+            f"the output {value!r} is not hashable", fix="return a tuple, number, bool or string"
+        ) from exc
+    return value  # type: ignore[no-any-return]
+
+
+def paths(body: Callable[[Any], Any], *, max_paths: int | None = None) -> Iterator[Path]:
+    """Every execution path of ``body(ctx)`` (depth first over its decisions)."""
+    prefix: list[int] = []
+    count = 0
+    while True:
+        run = _Run(prefix=prefix)
+        output = _freeze(body(run))
+        yield Path(tuple(run.noise), tuple(run.constraints), run.weight, output)
+        count += 1
+        if max_paths is not None and count >= max_paths:
+            raise BudgetExceeded(f"more than {max_paths} execution paths")
+        del prefix[run.position :]
+        while prefix and prefix[-1] + 1 >= run.branching[len(prefix) - 1]:
+            prefix.pop()
+        if not prefix:
+            return
+        prefix[-1] += 1

@@ -1,0 +1,120 @@
+"""StatDP's suite (StatDP §5, Algorithms 5–15) as programs drawing continuous noise.
+
+The same mechanisms as ``continuous.py`` (which the tester samples), written
+once against ``ctx.draw(faier.laplace(...))`` with exact noise scales so
+that the certified engine decides them over a finite grid of query answers.
+``eps0`` is the ε₀ that sets the noise (StatDP uses 0.7); Noisy Max reports
+1-based indices; the sparse vector variants return one entry per query read
+(``True``/``False``, iSVT 4 the noisy answer instead of ``True``), halting
+after ``cutoff`` ⊤ answers where the algorithm has a cutoff.  SVT's query
+noise is Lap(4NΔ/ε₀) as in Lyu et al. and the StatDP code; Δ = 1.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from faier.errors import SpecError
+from faier.mechanisms.continuous import Continuous, exponential, laplace
+from faier.mechanisms.handlers import Context
+from faier.mechanisms.inputs import grid
+from faier.mechanisms.program import Program
+
+SPARSE = ("svt", "isvt1", "isvt2", "isvt3", "isvt4")
+
+
+def _show(output: Any) -> str:
+    if isinstance(output, tuple):
+        return "[" + ", ".join(_show(o) for o in output) + "]"
+    if output is True:
+        return "⊤"
+    if output is False:
+        return "⊥"
+    return str(output)
+
+
+def _argmax(noisy: list[Any]) -> int:
+    """The first largest entry's position (ties have probability zero)."""
+    best = 0
+    for i in range(1, len(noisy)):
+        if noisy[i] > noisy[best]:
+            best = i
+    return best
+
+
+def noisy_max(n: int, m: int, eps0: Fraction, *, noise: str, report: str) -> Program[Any]:
+    """Noisy Max with Lap(2/ε₀) or Exp(2/ε₀) noise, reporting the index or the value."""
+    scale = 2 / eps0
+
+    def draw() -> Continuous:
+        return laplace(0, scale) if noise == "laplace" else exponential(scale)
+
+    def body(x: Any, ctx: Context) -> Any:
+        noisy = [q + ctx.draw(draw()) for q in x]  # type: ignore[arg-type]
+        best = _argmax(noisy)
+        return best + 1 if report == "index" else noisy[best]
+
+    return Program(
+        name=f"noisy-max-{noise}" + ("" if report == "index" else "-value"),
+        body=body,
+        inputs=grid(n, m),
+        doc=f"Noisy Max, {'Lap' if noise == 'laplace' else 'Exp'}(2/ε₀), reports the {report}",
+        output_name=(lambda i: f"index {i}") if report == "index" else _show,
+    )
+
+
+def histogram(n: int, m: int, eps0: Fraction, *, wrong_scale: bool) -> Program[Any]:
+    """Every count plus Lap(1/ε₀) (Alg. 9), or Lap(ε₀) (Alg. 10, wrong scale)."""
+    scale = eps0 if wrong_scale else 1 / eps0
+
+    def body(x: Any, ctx: Context) -> Any:
+        return tuple(q + ctx.draw(laplace(0, scale)) for q in x)  # type: ignore[arg-type]
+
+    return Program(
+        name="histogram-laplace" + ("-wrong-scale" if wrong_scale else ""),
+        body=body,
+        inputs=grid(n, m),
+        doc=f"histogram, Lap({'ε₀' if wrong_scale else '1/ε₀'}) per bin",
+        output_name=_show,
+    )
+
+
+def sparse(
+    variant: str, n: int, m: int, eps0: Fraction, *, cutoff: int, threshold: Fraction
+) -> Program[Any]:
+    """SVT (Alg. 11) and iSVT 1–4 (Algs. 12–15) over n queries."""
+    if variant not in SPARSE:
+        raise SpecError(f"unknown sparse vector variant {variant!r}", fix=", ".join(SPARSE))
+    big_n = Fraction(cutoff)
+    threshold_scale, query_scale, stops = {
+        "svt": (2 / eps0, 4 * big_n / eps0, True),
+        "isvt1": (1 / eps0, None, False),
+        "isvt2": (2 / eps0, 2 / eps0, False),
+        "isvt3": (4 / eps0, 4 / (3 * eps0), True),
+        "isvt4": (2 / eps0, 2 * big_n / eps0, True),
+    }[variant]
+
+    def body(x: Any, ctx: Context) -> Any:
+        noisy_threshold = threshold + ctx.draw(laplace(0, threshold_scale))  # type: ignore[arg-type]
+        out: list[Any] = []
+        hits = 0
+        for q in x:
+            value = q if query_scale is None else q + ctx.draw(laplace(0, query_scale))  # type: ignore[arg-type]
+            if value >= noisy_threshold:
+                out.append(value if variant == "isvt4" else True)
+                hits += 1
+                if stops and hits >= cutoff:
+                    break
+            else:
+                out.append(False)
+        return tuple(out)
+
+    return Program(
+        name=f"{variant}-laplace",
+        body=body,
+        inputs=grid(n, m),
+        doc=f"{variant} with public threshold {threshold}"
+        + (f" and cutoff {cutoff}" if stops else ""),
+        output_name=_show,
+    )

@@ -1,0 +1,156 @@
+"""StatDP's continuous suite decided by the certified engine, against independent references."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+from typer.testing import CliRunner
+
+import faier
+from faier.cli.main import app
+from faier.mechanisms.library import continuous
+from faier.results import Verdict
+
+from .test_closed_forms import argmax_reference
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize(
+    ("target", "verdict"),
+    [
+        ("noisy-max-laplace", Verdict.HOLDS),
+        ("noisy-max-exponential", Verdict.HOLDS),
+        ("histogram-laplace", Verdict.HOLDS),
+        ("svt-laplace", Verdict.HOLDS),
+        ("noisy-max-laplace-value", Verdict.VIOLATED),
+        ("noisy-max-exponential-value", Verdict.VIOLATED),
+        ("histogram-laplace-wrong-scale", Verdict.VIOLATED),
+        ("isvt1-laplace", Verdict.VIOLATED),
+        ("isvt2-laplace", Verdict.VIOLATED),
+        ("isvt3-laplace", Verdict.VIOLATED),
+        ("isvt4-laplace", Verdict.VIOLATED),
+    ],
+)
+def test_suite_verdicts_at_statdp_epsilon(target: str, verdict: Verdict) -> None:
+    result = faier.verify(target, "0.7", settings={"n": "3"})
+    assert result.verdict is verdict
+    assert "every neighbouring pair" in result.privacy
+    if verdict is Verdict.VIOLATED:
+        w = result.certified_witness
+        assert w is not None
+        # certified: the ratio's lower bound is above e^0.7
+        assert w.ratio.lower > math.exp(0.7)
+        assert w.p.lower <= w.p.upper and w.q.lower <= w.q.upper
+
+
+def test_noisy_max_epsilon_against_brute_force_integration() -> None:
+    """ε* over every-query ±1 neighbours of {0,1,2}³ from scipy quad on the star formula."""
+    grid = list(itertools.product(range(3), repeat=3))
+    table = {x: argmax_reference(x, "laplace") for x in grid}
+    best = 0.0
+    for x in grid:
+        for step in itertools.product((-1, 0, 1), repeat=3):
+            y = tuple(a + s for a, s in zip(x, step, strict=False))
+            if any(step) and y in table:
+                best = max(
+                    best, max(math.log(p / q) for p, q in zip(table[x], table[y], strict=False))
+                )
+    result = faier.epsilon("noisy-max-laplace", settings={"n": "3"})
+    enclosure = result.enclosure
+    assert enclosure is not None
+    assert enclosure.lower <= enclosure.upper
+    assert (enclosure.upper - enclosure.lower) / enclosure.upper < 1e-9
+    assert enclosure.middle == pytest.approx(best, rel=1e-8)
+    assert enclosure.upper < 0.7  # the claim holds with room on this grid
+
+
+def test_exact_boundaries_are_decided_exactly() -> None:
+    """Exponential Noisy Max reaches ε₀ exactly and the histogram's ε* is ε₀ itself."""
+    assert (
+        faier.verify("noisy-max-exponential", "0.7", settings={"n": "3"}).verdict is Verdict.HOLDS
+    )
+    below = faier.verify("noisy-max-exponential", "0.6999999999", settings={"n": "3"})
+    assert below.verdict is Verdict.VIOLATED
+    histogram = faier.epsilon("histogram-laplace", settings={"n": "3"})
+    assert histogram.enclosure is not None and histogram.enclosure.closed_form == "7/10"
+    assert faier.verify("histogram-laplace", "0.7").verdict is Verdict.HOLDS
+    assert faier.verify("histogram-laplace", "0.6999999999").verdict is Verdict.VIOLATED
+    wrong = faier.epsilon("histogram-laplace-wrong-scale")
+    assert wrong.enclosure is not None and wrong.enclosure.closed_form == "10/7"
+
+
+def test_unbounded_losses_come_with_exact_zeros() -> None:
+    for target in ("isvt1-laplace", "noisy-max-exponential-value"):
+        result = faier.epsilon(target, settings={"n": "3"})
+        assert result.epsilon_star is not None and result.epsilon_star.infinite
+        w = result.certified_witness
+        assert w is not None and w.q.closed_form == "0" and w.p.lower > 0
+
+
+def test_witness_probabilities_agree_with_the_testers_sampler() -> None:
+    """The tester's vectorised sampler lands inside 99.99 % Clopper–Pearson intervals."""
+    result = faier.verify("isvt3-laplace", "0.7", settings={"n": "3"})
+    w = result.certified_witness
+    assert w is not None
+    output = [s == "⊤" for s in w.output.strip("[]").split(", ")]
+    rng = np.random.default_rng(7)
+    for x, certified in ((w.left_value, w.p), (w.right_value, w.q)):
+        sampled = continuous.isvt3(np.array(x, dtype=float), 0.7, 200_000, rng, N=1, T=1.0)
+        codes = sampled.codes[:, : len(output)]
+        absent_after = np.all(sampled.codes[:, len(output) :] < 0, axis=1)
+        hits = int((np.all(codes == np.array(output, dtype=np.int16), axis=1) & absent_after).sum())
+        low, high = stats.binomtest(hits, 200_000).proportion_ci(0.9999)
+        assert low <= certified.lower and certified.upper <= high
+
+
+def test_cli_json_gives_the_certified_interval() -> None:
+    out = runner.invoke(app, ["epsilon", "noisy-max-laplace", "--set", "n=3", "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    star = data["epsilon_star"]
+    assert star["lower"] <= star["value"] <= star["upper"] and star["ratio"] is None
+    assert data["witness"]["p"]["lower"] > 0
+    held = runner.invoke(app, ["verify", "noisy-max-laplace", "--set", "n=3", "--epsilon", "0.7"])
+    assert held.exit_code == 0 and "holds" in held.stdout
+    broken = runner.invoke(app, ["verify", "isvt1-laplace", "--epsilon", "0.7", "--json"])
+    assert broken.exit_code == 1
+    assert json.loads(broken.stdout)["epsilon_star"]["upper"] == "inf"
+
+
+def test_a_users_program_with_laplace_noise(tmp_path: Path) -> None:
+    source = tmp_path / "mine.py"
+    source.write_text(
+        "from fractions import Fraction\n"
+        "import faier\n\n"
+        "@faier.program(inputs=faier.grid(2, 1))\n"
+        "def above(x, ctx):\n"
+        "    '''Is the noisy sum above 1? Lap(2) noise on a sum of sensitivity 2.'''\n"
+        "    return x[0] + x[1] + ctx.draw(faier.laplace(0, 2)) >= 1\n"
+    )
+    result = faier.epsilon(str(source))
+    assert result.enclosure is not None
+    # Pr[S + X ≥ 1] for S = 0 vs S = 2: (e^{-1/2}/2) vs 1 − e^{-1/2}/2
+    p, q = 1 - math.exp(-0.5) / 2, math.exp(-0.5) / 2
+    assert result.enclosure.middle == pytest.approx(math.log(p / q), rel=1e-12)
+    assert faier.verify(str(source), "ln(3)").verdict is Verdict.HOLDS
+    assert faier.verify(str(source), "1").verdict is Verdict.HOLDS
+    assert faier.verify(str(source), "0.8").verdict is Verdict.VIOLATED
+
+
+def test_outside_the_closed_forms_is_unknown_with_the_reason(tmp_path: Path) -> None:
+    source = tmp_path / "sum.py"
+    source.write_text(
+        "import faier\n\n"
+        "@faier.program(inputs=faier.grid(1, 1))\n"
+        "def total(x, ctx):\n"
+        "    return ctx.draw(faier.laplace(0, 1)) + ctx.draw(faier.laplace(0, 1)) >= x[0]\n"
+    )
+    result = faier.verify(str(source), "1")
+    assert result.verdict is Verdict.UNKNOWN and "difference" in (result.reason or "")
