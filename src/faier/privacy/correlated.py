@@ -16,14 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Protocol
 
 from faier.errors import SpecError
 from faier.model.parameters import Parameter
-from faier.privacy.specs import Comparison, Pufferfish
+from faier.privacy.specs import Pufferfish
 from faier.privacy.symbolic import ParametricPufferfish, SymbolicComparison, SymbolicDistribution
-from faier.privacy.weights import Weight, divided, is_zero, names, sympified, total
+from faier.privacy.weights import Weight, divided, is_zero, sympified, total
 
 ABSENT = "absent"
 """The value of every attribute of a record that is not in the data set."""
@@ -244,24 +243,6 @@ def pufferfish(
     return Pufferfish(rational, text)
 
 
-def rational_comparisons(
-    spec: Pufferfish | ParametricPufferfish,
-) -> tuple[Comparison[Hashable], ...]:
-    """The comparisons of a question with every parameter fixed (for tests and reports)."""
-    if isinstance(spec, ParametricPufferfish):
-        spec = spec.instantiate()
-    return spec.pairs
-
-
-def fixed(
-    values: Mapping[str, Fraction], parameters: tuple[Parameter, ...]
-) -> tuple[Parameter, ...]:
-    """The parameters with some values given."""
-    return tuple(
-        Parameter(p.name, p.domain, values[p.name]) if p.name in values else p for p in parameters
-    )
-
-
 __all__ = [
     "ABSENT",
     "Conditioned",
@@ -272,7 +253,5 @@ __all__ = [
     "Row",
     "comparisons",
     "count",
-    "fixed",
-    "names",
     "pufferfish",
 ]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from fractions import Fraction
 
 from faier.errors import InputError, ModelError, SpecError
 from faier.model.parameters import Parameter
@@ -317,12 +316,3 @@ def data_privacy(
         )
     except InputError as exc:
         raise exc.located(f"{source}: data") from None
-
-
-def substituted_parameters(
-    parameters: tuple[Parameter, ...], values: Mapping[str, Fraction]
-) -> tuple[Parameter, ...]:
-    """The declared parameters with the command line's values fixed."""
-    return tuple(
-        Parameter(p.name, p.domain, values[p.name]) if p.name in values else p for p in parameters
-    )

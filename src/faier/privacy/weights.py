@@ -8,7 +8,7 @@ which is where rational functions are cancelled, once per outcome.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from fractions import Fraction
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -98,20 +98,6 @@ def divided(w: Weight, mass: Weight) -> Weight:
 def names(weights: Iterable[Weight]) -> set[str]:
     """The parameters the weights mention."""
     return {str(s) for w in weights if not isinstance(w, Fraction) for s in w.free_symbols}
-
-
-def substituted(w: Weight, values: Mapping[str, Fraction]) -> Weight:
-    """Some or all parameters fixed, exactly."""
-    if isinstance(w, Fraction):
-        return w
-    import sympy
-
-    subs = {
-        s: sympy.Rational(values[str(s)].numerator, values[str(s)].denominator)
-        for s in w.free_symbols
-        if str(s) in values
-    }
-    return weight(sympy.cancel(w.subs(subs))) if subs else w
 
 
 def sympified(w: Weight) -> sympy.Expr:
