@@ -98,3 +98,27 @@ def test_four_people_settle_exactly() -> None:
     result = epsilon("household-contagion", settings={"people": "4"}, timeout=60)
     assert result.epsilon_star is not None and result.epsilon_star.ratio == 16
     assert result.parametric is not None and result.parametric.attained is False
+
+
+def test_command_line_reports_the_limit_and_both_bounds_in_json() -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from faier.cli.main import app
+
+    model = "src/faier/examples/models/household-contagion.yaml"
+    out = CliRunner().invoke(app, ["epsilon", model, "--json"], env={"COLUMNS": "200"})
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["epsilon_star"]["ratio"] == "8"
+    assert data["parameters"]["attained"] is False
+    limit = {v["name"]: v["value"] for v in data["parameters"]["limit"]}
+    assert limit == {"p": "0", "c": "1"}
+    bounded = CliRunner().invoke(
+        app, ["epsilon", model, "--param", "p + c <= 1", "--json"], env={"COLUMNS": "200"}
+    )
+    data = json.loads(bounded.stdout)
+    assert bounded.exit_code == 3 and data["epsilon_star"] is None
+    assert data["bounds"]["upper"]["ratio"] == "8"
+    assert Fraction(data["bounds"]["lower"]["ratio"]) > Fraction(8) * Fraction(9999, 10000)

@@ -320,7 +320,7 @@ class SupremumSearch:
                 continue
             for key, (table, outcome) in enumerate(items):
                 if not table.conditions_hold(point):
-                    break
+                    continue
                 p, q = table.probabilities(outcome, point)
                 if q > 0 and (best is None or p / q > best[0]):
                     best = (p / q, key, point)
