@@ -194,3 +194,41 @@ def test_bad_data_sections_name_the_place(data: dict[str, object], message: str)
     with pytest.raises(ModelError, match=message) as info:
         problem_from_model_file(model, {})
     assert "bad.yaml: data" in (info.value.where or "")
+
+
+CHAIN = MODELS / "markov-chain-count.yaml"
+
+
+def test_markov_chain_file_over_its_parameter() -> None:
+    """sup ε* = ln 8 as q → 1; ln 8 holds for every q; ln 4 is violated at a point
+    whose loss, recomputed by brute force over the chain's sequences, exceeds 4."""
+    result = epsilon(str(CHAIN), timeout=60)
+    assert result.epsilon_star is not None and result.epsilon_star.ratio == 8
+    assert result.parametric is not None and result.parametric.attained is False
+    assert verify(str(CHAIN), "ln(8)", timeout=60).verdict is Verdict.HOLDS
+    broken = verify(str(CHAIN), "ln(4)", timeout=60)
+    assert broken.verdict is Verdict.VIOLATED and broken.parametric is not None
+    (q,) = (v.value for v in broken.parametric.point)
+    geometric = {
+        0: [Fraction(2, 3), Fraction(1, 6), Fraction(1, 12), Fraction(1, 12)],
+        1: [Fraction(1, 3), Fraction(1, 3), Fraction(1, 6), Fraction(1, 6)],
+        2: [Fraction(1, 6), Fraction(1, 6), Fraction(1, 3), Fraction(1, 3)],
+        3: [Fraction(1, 12), Fraction(1, 12), Fraction(1, 6), Fraction(2, 3)],
+    }
+    best = Fraction(0)
+    for step in range(3):
+        sides = []
+        for value in (1, 0):
+            kept = []
+            for seq in itertools.product((0, 1), repeat=3):
+                w = Fraction(1, 2)
+                for a, b in itertools.pairwise(seq):
+                    w *= q if a == b else 1 - q
+                if seq[step] == value:
+                    kept.append((sum(seq), w))
+            mass = sum(w for _, w in kept)
+            sides.append([sum(w / mass * geometric[c][o] for c, w in kept) for o in range(4)])
+        best = max(best, *(a / b for a, b in zip(sides[0], sides[1], strict=True)))
+        best = max(best, *(b / a for a, b in zip(sides[0], sides[1], strict=True)))
+    assert best > 4
+    assert broken.witness is not None and best >= broken.witness.p / broken.witness.q > 4
