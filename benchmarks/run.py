@@ -39,6 +39,7 @@ BENCHMARKS = (
     Benchmark("correlated", ("--quick",)),
     Benchmark("statistical", ("--quick",)),
     Benchmark("logic", ("--quick",)),
+    Benchmark("pld", ("--quick",)),
     Benchmark("soundness", ("--cases", "300")),
 )
 
