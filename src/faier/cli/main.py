@@ -20,6 +20,7 @@ from faier import api
 from faier.cli.common import (
     WIDTH,
     ArithmeticOption,
+    ClusterOption,
     DeltaOption,
     EmitOption,
     EncodingOption,
@@ -72,6 +73,7 @@ def epsilon(
     timeout: TimeoutOption = None,
     max_states: StatesOption = None,
     arithmetic: ArithmeticOption = "float",
+    cluster: ClusterOption = None,
     name: NameOption = None,
     engine: EngineOption = "auto",
     params: ParamOption = None,
@@ -107,6 +109,7 @@ def verify(
     timeout: TimeoutOption = None,
     max_states: StatesOption = None,
     arithmetic: ArithmeticOption = "float",
+    cluster: ClusterOption = None,
     name: NameOption = None,
     engine: EngineOption = "auto",
     params: ParamOption = None,

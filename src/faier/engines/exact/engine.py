@@ -20,6 +20,7 @@ from faier.engines.exact import (
     branch_and_bound,
     certificate,
     distribution_mode,
+    hooks,
     pruning,
     sequence_mode,
 )
@@ -172,7 +173,8 @@ def _analyse_sequences(
             analysis.method = (
                 f"exact: sequence search with merging and pruning up to horizon {horizon}"
             )
-            branch_and_bound.merged_search(
+            run = hooks.SEQUENCE_SEARCH.get() or branch_and_bound.merged_search
+            run(
                 system,
                 comparisons,
                 horizon,

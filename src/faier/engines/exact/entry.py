@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 from faier.core import parametric
 from faier.core.backends import installed
 from faier.core.budget import Budget
@@ -23,6 +26,26 @@ def _fixed(problem: Problem) -> Problem:
 def budget(options: Options, progress: Progress | None) -> Budget:
     """The time and state limits a run is given."""
     return Budget(options.timeout, options.max_states, progress=progress)
+
+
+def _on_cluster(problem: Problem, options: Options, run: Callable[[], Result]) -> Result:
+    """With ``--cluster``, the merged sequence search is split by prefix over the cluster.
+
+    Other searches (one-shot distributions, grids, (ε, δ)'s exhaustive search)
+    stay in this process; the method text says which happened.
+    """
+    if options.cluster is None:
+        return run()
+    if not problem.is_sequential:
+        result = run()
+        return replace(result, method=result.method + "; --cluster unused (not a sequence search)")
+    from faier.cluster.search import ClusterSearch
+    from faier.engines.exact import hooks
+
+    search = ClusterSearch(options.cluster)
+    with hooks.sequence_search(search):
+        result = run()
+    return replace(result, method=result.method + (search.note or "; --cluster unused"))
 
 
 class ExactEngine:
@@ -57,11 +80,15 @@ class ExactEngine:
     def epsilon(self, problem: Problem, options: Options, progress: Progress | None) -> Result:
         from faier.engines.exact import engine
 
-        return engine.epsilon(
-            _fixed(problem),
-            delta=options.delta,
-            budget=budget(options, progress),
-            arithmetic=options.arithmetic,
+        return _on_cluster(
+            problem,
+            options,
+            lambda: engine.epsilon(
+                _fixed(problem),
+                delta=options.delta,
+                budget=budget(options, progress),
+                arithmetic=options.arithmetic,
+            ),
         )
 
     def verify(
@@ -69,12 +96,16 @@ class ExactEngine:
     ) -> Result:
         from faier.engines.exact import engine
 
-        return engine.verify(
-            _fixed(problem),
-            eps,
-            delta=options.delta,
-            budget=budget(options, progress),
-            arithmetic=options.arithmetic,
+        return _on_cluster(
+            problem,
+            options,
+            lambda: engine.verify(
+                _fixed(problem),
+                eps,
+                delta=options.delta,
+                budget=budget(options, progress),
+                arithmetic=options.arithmetic,
+            ),
         )
 
 
