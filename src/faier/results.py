@@ -284,6 +284,8 @@ class ParametricReport:
     upper: Loss | None = None
     attained: bool | None = None
     limit: tuple[ParameterValue, ...] = ()
+    within_precision: bool = False
+    """ε* is only bounded, but ln(upper/lower) ≤ the asked --precision: a computed figure."""
 
     def lines(self) -> list[tuple[str, str]]:
         rows = [("parameters", self.domain)]
@@ -317,6 +319,8 @@ class ParametricReport:
             out["attained"] = self.attained
         if self.limit:
             out["limit"] = [v.to_json() for v in self.limit]
+        if self.within_precision:
+            out["within_precision"] = True
         if self.solver:
             out["solver"] = self.solver
         return out
@@ -436,7 +440,8 @@ class Result:
         bounded = self.enclosure is not None and (
             math.isinf(self.enclosure.lower) or not math.isinf(self.enclosure.upper)
         )
-        known = self.epsilon_star is not None or bounded
+        settled = self.parametric is not None and self.parametric.within_precision
+        known = self.epsilon_star is not None or bounded or settled
         return ExitCode.HOLDS if known else ExitCode.UNKNOWN
 
     @property

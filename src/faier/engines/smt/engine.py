@@ -9,6 +9,7 @@ or a solver's unknown is "unknown", with the time spent.
 
 from __future__ import annotations
 
+import math
 import time
 from fractions import Fraction
 
@@ -193,6 +194,13 @@ def epsilon(
     witness = _found_witness(sup.found) if sup.found is not None else None
     point = sup.found.values if sup.found is not None else ()
     upper = Loss(sup.upper) if sup.upper is not None and sup.exact is None else None
+    within = (
+        sup.exact is None
+        and sup.upper is not None
+        and sup.lower is not None
+        and not sup.infinite
+        and math.log(sup.upper / sup.lower) <= float(options.precision)
+    )
     report = ParametricReport(
         question.space.describe(),
         point,
@@ -200,6 +208,7 @@ def epsilon(
         upper=upper,
         attained=sup.attained,
         limit=sup.limit,
+        within_precision=within,
     )
     statistics = Statistics(seconds, len(question.comparisons), session.queries)
     if sup.infinite:
