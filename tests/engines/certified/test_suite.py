@@ -154,3 +154,39 @@ def test_outside_the_closed_forms_is_unknown_with_the_reason(tmp_path: Path) -> 
     )
     result = faier.verify(str(source), "1")
     assert result.verdict is Verdict.UNKNOWN and "difference" in (result.reason or "")
+
+
+def test_noisy_max_value_supremum_is_bounded_to_statdps_value() -> None:
+    """Alg. 7 leaks ε₀·|Q|/2 (StatDP §5.1): the enclosure holds 21/20 and is narrow."""
+    result = faier.epsilon("noisy-max-laplace-value", settings={"n": "3"})
+    enclosure = result.enclosure
+    assert enclosure is not None and result.exit_code == 0
+    assert enclosure.lower <= 1.05 <= enclosure.upper
+    assert (enclosure.upper - enclosure.lower) / enclosure.upper < 1e-9
+    assert faier.verify("noisy-max-laplace-value", "1.1").verdict is Verdict.HOLDS
+    below = faier.verify("noisy-max-laplace-value", "1.04")
+    assert below.verdict is Verdict.VIOLATED
+    w = below.certified_witness
+    assert w is not None and w.measure == "density" and w.ratio.lower > math.exp(1.04)
+
+
+def test_value_density_against_numeric_differentiation() -> None:
+    """The output density of max(qᵢ + Xᵢ) is Σᵢ f(v − qᵢ) Π_{j≠i} F(v − q_j)."""
+    from faier.engines.certified import densities
+    from faier.engines.certified.symbolic import paths
+
+    from .test_closed_forms import lap_cdf, lap_pdf
+
+    problem = faier.load_problem("noisy-max-laplace-value", settings={"n": "3"})
+    q = (0, 2, 1)
+    curves = densities.line_densities(list(paths(lambda ctx: problem.mechanism.body(q, ctx))))
+    (g,) = curves.values()
+    b = 2 / 0.7
+    for v in (-3.5, -0.25, 0.5, 1.5, 2.75, 6.0):
+        expected = sum(
+            lap_pdf(v - q[i], b) * math.prod(lap_cdf(v - q[j], b) for j in range(3) if j != i)
+            for i in range(3)
+        )
+        from fractions import Fraction
+
+        assert g.at(Fraction(v)).approx() == pytest.approx(expected, rel=1e-12)

@@ -18,8 +18,8 @@ Two shapes are decided:
   between breakpoints, and points beyond the last ones) it gives certified
   lower bounds of the loss and certified violations; an output whose
   density is identically zero on a piece for one input and positive there
-  for its neighbour is an infinite loss.  The supremum between the points
-  is not bounded yet, so "holds" and ε\\*'s upper end are "unknown" here.
+  for its neighbour is an infinite loss.  The supremum between the points is
+  bounded by :mod:`.supremum` (branch and bound in ball arithmetic).
 """
 
 from __future__ import annotations

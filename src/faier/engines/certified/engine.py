@@ -26,7 +26,7 @@ import numpy as np
 
 from faier.core.budget import Budget
 from faier.core.problem import Problem
-from faier.engines.certified import balls, densities
+from faier.engines.certified import balls, densities, supremum
 from faier.engines.certified.exppoly import ExpSum, Piecewise
 from faier.engines.certified.integrate import Unsupported, probability
 from faier.engines.certified.symbolic import Constraint, Output, Path, paths
@@ -42,6 +42,8 @@ from faier.results import CertifiedWitness, Enclosure, Loss, Result, Statistics,
 
 MARGIN = 1e-9
 """Relative band around a decision inside which floats do not decide."""
+SUP_MARGIN = 5e-10
+"""How far above the best lower bound a density ratio's supremum is proved to stay."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,8 @@ class Table:
     interior: frozenset[Hashable] | None = None
     """Outputs where a zero density is an infinite loss (None: every output)."""
     names: dict[Hashable, str] | None = None
+    curves: tuple[dict[Hashable, Any], ...] = ()
+    """Per input: skeleton → its density (Piecewise) or probability (ExpSum)."""
 
 
 @dataclass(frozen=True)
@@ -185,6 +189,7 @@ def _line_table(
         complete=False,
         interior=frozenset(interior),
         names=names,
+        curves=tuple(functions),
     )
 
 
@@ -378,16 +383,34 @@ def epsilon(problem: Problem, budget: Budget) -> Result:
         return _unsupported(problem, None, "no output is possible on both sides", started)
     witness, _, _ = _witness(problem, table, best[0], best[1], table.outputs[best[2]])
     reason = None
+    method = _method(table, s, len(found))
     if not table.complete:
-        best_high = math.inf
-        reason = (
-            "a lower bound: the density ratio is evaluated exactly at the points screened; "
-            "its supremum between them is not bounded yet"
-        )
+        bound = _bound_curves(table, s, math.exp(best_low) * (1 + SUP_MARGIN), True, budget)
+        method += "; " + bound.describe()
+        if bound.unbounded is not None:
+            return Result(
+                target=problem.name,
+                privacy=describe,
+                method=method,
+                epsilon_star=Loss(None),
+                enclosure=Enclosure(math.inf, math.inf),
+                certified_witness=witness,
+                reason=f"no finite ε: {bound.unbounded}",
+                statistics=replace(stats, seconds=time.perf_counter() - started),
+            )
+        best_low = max(best_low, bound.log_lower())
+        if bound.proved:
+            best_high = bound.log_upper()
+        else:
+            best_high = math.inf
+            reason = (
+                "a lower bound: the density ratio's supremum between the screened points "
+                f"was not bounded within {supremum.LIMIT} splits for some pair"
+            )
     return Result(
         target=problem.name,
         privacy=describe,
-        method=_method(table, s, len(found)),
+        method=method,
         enclosure=Enclosure(best_low, best_high),
         certified_witness=witness,
         reason=reason,
@@ -449,12 +472,31 @@ def verify(problem: Problem, eps: Epsilon, budget: Budget) -> Result:
         return _verdict(
             problem, eps, describe, method, stats, Verdict.VIOLATED, found_witness, infinite
         )
+    if not undecided and not table.complete:
+        threshold = balls.floats(balls.exp_epsilon_ball(eps, balls.PRECISIONS[0]))[0]
+        bound = _bound_curves(table, s, threshold, False, budget)
+        method += "; " + bound.describe()
+        if bound.proved:
+            return _verdict(problem, eps, describe, method, stats, Verdict.HOLDS, None, False)
+        if bound.unbounded is not None or bound.location is not None:
+            point_witness = _beyond(problem, table, bound, eps)
+            if point_witness is not None:
+                return _verdict(
+                    problem,
+                    eps,
+                    describe,
+                    method,
+                    stats,
+                    Verdict.VIOLATED,
+                    point_witness,
+                    bound.unbounded is not None,
+                )
     if undecided or not table.complete:
         reason = (
             f"{len(undecided)} comparisons equal e^ε to {balls.PRECISIONS[-1]} bits"
             if undecided
-            else "no screened point of the density exceeds e^ε, but the supremum between "
-            "the points is not bounded yet"
+            else "no screened point of the density exceeds e^ε, and the supremum between "
+            f"the points was not bounded below e^ε within {supremum.LIMIT} splits"
         )
         witness: CertifiedWitness | None = None
         if undecided:
@@ -578,3 +620,115 @@ def _separable_verify(problem: Problem, table: Separable, eps: Epsilon, started:
     loss, i, j, skeleton = violation
     witness = _separable_witness(problem, table, i, j, skeleton)
     return _verdict(problem, eps, describe, method, stats, Verdict.VIOLATED, witness, loss is None)
+
+
+@dataclass
+class CurveBound:
+    """The branch and bound over every neighbour pair's density ratio (one released number)."""
+
+    proved: bool
+    threshold: float
+    """Proved: every ratio ≤ this (when ``proved``)."""
+    lower: float
+    """The best certified lower bound of a ratio's supremum seen."""
+    location: tuple[int, int, Hashable, Any] | None = None
+    """(i, j, skeleton, point or 'v → ±∞') of that lower bound."""
+    unbounded: str | None = None
+    searched: int = 0
+
+    def log_lower(self) -> float:
+        if self.lower <= 0:
+            return -math.inf
+        with balls.precision(balls.PRECISIONS[0]):
+            return balls.floats(balls._rational(Fraction(self.lower)).log())[0]
+
+    def log_upper(self) -> float:
+        with balls.precision(balls.PRECISIONS[0]):
+            return balls.floats(balls._rational(Fraction(self.threshold)).log())[1]
+
+    def describe(self) -> str:
+        return (
+            f"the supremum of each of {self.searched} density ratios bounded by branch and "
+            "bound in ball arithmetic (tails mapped to polynomials in e^(−δ|v|))"
+        )
+
+
+def _bound_curves(
+    table: Table, s: Screen, threshold: float, adaptive: bool, budget: Budget
+) -> CurveBound:
+    """Prove every density ratio ≤ threshold (raised to the best lower bound when adaptive)."""
+    result = CurveBound(True, threshold, -math.inf)
+    for i, j in s.pairs:
+        for skeleton, g in table.curves[i].items():
+            h = table.curves[j].get(skeleton)
+            if not isinstance(g, Piecewise) or not isinstance(h, Piecewise):
+                continue
+            budget.check_time()
+            result.searched += 1
+            for _ in range(3):
+                outcome = supremum.prove_below(g, h, result.threshold)
+                if outcome.lower > result.lower:
+                    result.lower = outcome.lower
+                    result.location = (int(i), int(j), skeleton, outcome.point)
+                if outcome.unbounded:
+                    result.unbounded = (
+                        f"the density ratio of {show_input(table.inputs[i])} over "
+                        f"{show_input(table.inputs[j])} grows without bound as {outcome.point} "
+                        "(a slower-decaying exponential on one side)"
+                    )
+                    result.proved = False
+                    return result
+                if outcome.proved or not adaptive or outcome.lower <= result.threshold:
+                    break
+                result.threshold = outcome.lower * (1 + SUP_MARGIN)
+            if not outcome.proved:
+                result.proved = False
+                if not adaptive:
+                    return result
+    return result
+
+
+def _beyond(
+    problem: Problem, table: Table, bound: CurveBound, eps: Epsilon
+) -> CertifiedWitness | None:
+    """A rational output whose exact density ratio exceeds e^ε, from the bound's location."""
+    if bound.location is None:
+        return None
+    i, j, skeleton, point = bound.location
+    g, h = table.curves[i][skeleton], table.curves[j][skeleton]
+    if isinstance(point, str):
+        edge = (min if "−" in point else max)(set(g.breaks) | set(h.breaks) or {0})
+        step = -1 if "−" in point else 1
+        candidates = [edge + step * 2**k for k in range(24)]
+    else:
+        candidates = [point]
+    for v in candidates:
+        p, q = g.at(v), h.at(v)
+        if not q.is_zero and _exceeds(p, q, eps):
+            return _curve_witness(problem, table, i, j, skeleton, v, p, q)
+    return None
+
+
+def _curve_witness(
+    problem: Problem,
+    table: Table,
+    i: int,
+    j: int,
+    skeleton: Hashable,
+    v: Any,
+    p: ExpSum,
+    q: ExpSum,
+) -> CertifiedWitness:
+    mechanism = problem.mechanism
+    assert isinstance(mechanism, Program)
+    with balls.precision(balls.PRECISIONS[0]):
+        low, high = balls.floats(balls.ball(p) / balls.ball(q))
+    return CertifiedWitness(
+        _plain(table.inputs[i]),
+        _plain(table.inputs[j]),
+        mechanism.output_name(densities.fill(skeleton, [Fraction(v)])),
+        balls.enclose(p),
+        balls.enclose(q),
+        Enclosure(low, high),
+        "density",
+    )
