@@ -197,3 +197,17 @@ def test_an_hmm_at_a_horizon_has_the_pld_of_its_observation_sequences() -> None:
         expected = brute_delta(emissions["0"], emissions["1"], 3, t)
         assert three.delta(Epsilon.from_ratio(t)).exact == expected
     assert sum(a.count for a in three.atoms) == 27
+
+
+@settings(max_examples=40, deadline=None)
+@given(distributions(4), distributions(4), st.integers(1, 9))
+def test_multinomial_and_square_and_multiply_compose_alike(
+    p: list[Fraction], q: list[Fraction], k: int
+) -> None:
+    from faier.accounting import pld as module
+
+    atoms = from_distributions(dict(enumerate(p)), dict(enumerate(q)), "x", "y").atoms
+    by_terms = module._multinomial_power(atoms, k)
+    assert by_terms is not None
+    by_squares = module._square_and_multiply(atoms, k)
+    assert [(a.p, a.q, a.count) for a in by_terms] == [(a.p, a.q, a.count) for a in by_squares]

@@ -16,7 +16,7 @@ the ratios, so the atoms compose by multiplying ratios and masses.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -193,15 +193,11 @@ class PrivacyLossDistribution:
             )
         if k < 1:
             raise SpecError(f"cannot compose {k} times", where="--compose", fix="give k ≥ 1")
-        result: tuple[LossAtom, ...] | None = None
-        power, base = k, self.atoms
-        while power:  # square and multiply: O(log k) products
-            if power & 1:
-                result = base if result is None else _product(result, base)
-            power >>= 1
-            if power:
-                base = _product(base, base)
-        assert result is not None
+        result = (
+            self.atoms
+            if k == 1
+            else _multinomial_power(self.atoms, k) or _square_and_multiply(self.atoms, k)
+        )
         return PrivacyLossDistribution(
             self.left,
             self.right,
@@ -293,6 +289,82 @@ def _over_common_denominator(values: list[Fraction]) -> tuple[int, list[int]]:
     """(D, [v·D]): the values as integers over one denominator (their lcm)."""
     denominator = math.lcm(*(v.denominator for v in values)) if values else 1
     return denominator, [v.numerator * (denominator // v.denominator) for v in values]
+
+
+MAX_MULTINOMIAL_TERMS = 200_000
+"""Above this many exponent vectors the k-fold power is taken by square and multiply."""
+
+
+def _compositions(k: int, parts: int) -> Iterator[tuple[int, ...]]:
+    """Every (e_1, …, e_parts) of non-negative integers summing to k."""
+    if parts == 1:
+        yield (k,)
+        return
+    for first in range(k, -1, -1):
+        for rest in _compositions(k - first, parts - 1):
+            yield (first, *rest)
+
+
+def _multinomial_power(atoms: tuple[LossAtom, ...], k: int) -> tuple[LossAtom, ...] | None:
+    """The k-fold product's atoms by the multinomial theorem, or None if there are too many terms.
+
+    A k-fold output picks atom i e_i times: P-mass multinomial(k; e)·Π p_i^e_i,
+    Q-mass alike, ratio Π r_i^e_i.  With few base atoms (two for every
+    mechanism whose losses are ±ε) this is one term per exponent vector —
+    C(k + m − 1, m − 1) of them — instead of products of ever longer atom
+    lists; masses are integers over the denominators' k-th powers.
+    """
+    m = len(atoms)
+    if m == 0 or math.comb(k + m - 1, m - 1) > MAX_MULTINOMIAL_TERMS:
+        return None
+    dp, ps = _over_common_denominator([a.p for a in atoms])
+    dq, qs = _over_common_denominator([a.q for a in atoms])
+    p_powers = [_powers(v, k) for v in ps]
+    q_powers = [_powers(v, k) for v in qs]
+    c_powers = [_powers(a.count, k) for a in atoms]
+    dpk, dqk = dp**k, dq**k
+    merged: dict[Fraction | None, list[int]] = {}
+    for exponents in _compositions(k, m):
+        p = q = count = math.factorial(k)
+        for i, e in enumerate(exponents):
+            if e:  # k!/(e_1!…e_i!) stays an integer at every step
+                divisor = math.factorial(e)
+                p, q = p * p_powers[i][e] // divisor, q * q_powers[i][e] // divisor
+                count = count * c_powers[i][e] // divisor
+        if not p and not q:
+            continue
+        ratio = None if not q else (Fraction(p * dqk, q * dpk) if p else Fraction(0))
+        slot = merged.get(ratio)
+        if slot is None:
+            merged[ratio] = [p, q, count]
+        else:
+            slot[0] += p
+            slot[1] += q
+            slot[2] += count
+    return _sorted(
+        LossAtom(Fraction(p, dpk), Fraction(q, dqk), (), count) for p, q, count in merged.values()
+    )
+
+
+def _square_and_multiply(atoms: tuple[LossAtom, ...], k: int) -> tuple[LossAtom, ...]:
+    """The k-fold product's atoms in O(log k) products (equal ratios merged after each)."""
+    result: tuple[LossAtom, ...] | None = None
+    power, base = k, atoms
+    while power:
+        if power & 1:
+            result = base if result is None else _product(result, base)
+        power >>= 1
+        if power:
+            base = _product(base, base)
+    assert result is not None
+    return result
+
+
+def _powers(value: int, k: int) -> list[int]:
+    out = [1]
+    for _ in range(k):
+        out.append(out[-1] * value)
+    return out
 
 
 def _product(first: tuple[LossAtom, ...], second: tuple[LossAtom, ...]) -> tuple[LossAtom, ...]:
