@@ -164,7 +164,7 @@ def test_markov_chain_and_joint_table_sections() -> None:
                 "records": ["a", "b", "c"],
                 "table": {"x x x": 1},
                 "query": {"count": "x"},
-                "pairs": [["a = x", "a absent"]],
+                "pairs": [["a = x", "b = x"]],
             },
             "not a state",
         ),

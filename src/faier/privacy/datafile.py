@@ -295,19 +295,9 @@ def data_privacy(
     model = reader.model(section)
     query = reader.query(section["query"], model)
     pairs = reader.pairs(section["pairs"], model)
-    for left, right in pairs:
-        for secret in (left, right):
-            for x, _ in model.conditioned(secret, query).weights:
-                if x not in states:
-                    raise ModelError(
-                        f"secret '{secret.text}' leads to the query answer {x!r}, "
-                        "which is not a state",
-                        where=f"{source}: data.query",
-                        fix=f"states: {', '.join(states)}",
-                    )
     description = section.get("description")
     try:
-        return pufferfish(
+        spec = pufferfish(
             model,
             pairs,
             query,
@@ -316,3 +306,16 @@ def data_privacy(
         )
     except InputError as exc:
         raise exc.located(f"{source}: data") from None
+    for pair in spec.pairs:
+        for name, support in (
+            (pair.left_name, pair.left.support()),
+            (pair.right_name, pair.right.support()),
+        ):
+            for x in support:
+                if x not in states:
+                    raise ModelError(
+                        f"secret '{name}' leads to the query answer {x!r}, which is not a state",
+                        where=f"{source}: data.query",
+                        fix=f"states: {', '.join(states)}",
+                    )
+    return spec
