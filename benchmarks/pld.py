@@ -1,6 +1,7 @@
 """Exact PLD composition against Google's dp_accounting, and against the brute-force product.
 
-Prints one table per mechanism: k, seconds for faier's exact k-fold PLD
+Prints one table per mechanism: k, the ε asked (⌈√k⌉ times the mechanism's own,
+so that δ(ε) stays away from 0 and 1), seconds for faier's exact k-fold PLD
 (square and multiply over exact loss values), its number of loss values, the
 exact δ(ε) (both orders, the larger), dp_accounting's pessimistic and
 optimistic δ(ε) of the exported PLD composed k times and its seconds
@@ -65,16 +66,16 @@ def main() -> None:
 
         problem = faier.load_problem(target, settings=settings)
         outputs = outcomes_of(problem, comparison_of(problem, pair))
-        eps = Epsilon.parse(eps_text)
         upper = single.to_dp_accounting(pessimistic_estimate=True)
         lower = single.to_dp_accounting(pessimistic_estimate=False)
-        print(f"{title}: {len(outputs)} outputs, {len(single.atoms)} loss values, ε = {eps}")
+        print(f"{title}: {len(outputs)} outputs, {len(single.atoms)} loss values, ε₀ = {eps_text}")
         header = (
-            f"{'k':>5} {'faier s':>8} {'losses':>7} {'exact δ(ε)':>22} "
+            f"{'k':>5} {'ε':>10} {'faier s':>8} {'losses':>7} {'exact δ(ε)':>22} "
             f"{'dp_acc. pess.':>15} {'dp_acc. opt.':>15} {'dp_acc. s':>10} {'brute s':>8}"
         )
         print(header)
         for k in ks:
+            eps = Epsilon.parse(f"{math.isqrt(k - 1) + 1}*{eps_text}")
             started = time.perf_counter()
             composed = single.compose(k)
             exact = max(composed.delta(eps).value, composed.reversed().delta(eps).value)
@@ -90,7 +91,7 @@ def main() -> None:
                 brute_s = f"{time.perf_counter() - started:.3f}"
                 assert math.isclose(check, exact, rel_tol=1e-9, abs_tol=1e-15), (check, exact)
             print(
-                f"{k:>5} {ours:>8.3f} {len(composed.atoms):>7} {exact:>22.15g} "
+                f"{k:>5} {eps.value:>10.4g} {ours:>8.3f} {len(composed.atoms):>7} {exact:>22.15g} "
                 f"{pess:>15.10g} {opt:>15.10g} {theirs:>10.3f} {brute_s:>8}"
             )
         print()
