@@ -88,6 +88,10 @@ def test_the_report_loads_in_chromium_and_shows_the_witness(tmp_path: Path) -> N
     image = pytest.importorskip("matplotlib.image").imread(shot)
     top = image[: image.shape[0] // 2]
     assert (top[..., :3] < 0.5).any(), "the upper half of the screenshot is blank"
+    # the figure is drawn: matplotlib's first two colours (the bars of both inputs) are on screen
+    for colour in ((31, 119, 180), (255, 127, 14)):
+        near = (abs(image[..., :3] * 255 - colour) < 12).all(axis=-1)
+        assert near.sum() > 500, f"no figure in the colour {colour} on the screenshot"
 
 
 def test_console_errors_would_be_seen(tmp_path: Path) -> None:
