@@ -346,3 +346,28 @@ def test_bad_models_are_bad_input() -> None:
             ),
             count("sick", "status"),
         )
+
+
+@pytest.mark.parametrize("contagious", [False, True])
+def test_the_papers_attribute_models_are_special_joint_tables(contagious: bool) -> None:
+    """datamodel's independent/contagious attributes and a joint table agree exactly."""
+    from faier.privacy.datamodel import Attribute, Contagious, DataModel, Independent, Secret
+
+    p = Fraction(2, 7)
+    prior = Contagious(p) if contagious else Independent(p)
+    old = DataModel(("John", "Ann", "Bob"), (Attribute("d", prior),))
+    rows: dict[tuple[str, ...], Fraction] = {}
+    for cells in itertools.product((True, False), repeat=3):
+        if contagious:
+            w = (p if cells[0] else 1 - p) if len(set(cells)) == 1 else Fraction(0)
+        else:
+            w = Fraction(1)
+            for cell in cells:
+                w *= p if cell else 1 - p
+        if w:
+            rows[tuple("d" if c else "-" for c in cells)] = w
+    new = JointTable.of(("John", "Ann", "Bob"), rows)
+    for value, text in ((True, "d"), (False, "-")):
+        want = old.conditioned(Secret("John", "d", value), lambda d: old.counts(d)[0])
+        got = new.conditioned(RecordSecret.has("John", text), count("d"))
+        assert want is not None and got.as_dict() == want.as_dict()
