@@ -75,15 +75,13 @@ def faier() -> Faier:
 FAILED = pytest.StashKey[list[assertions.Failure]]()
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, None]:
     before, passed = len(assertions.failures), len(assertions.passes)
-    try:
-        return (yield)
-    finally:
-        item.stash[FAILED] = assertions.failures[before:]
-        lines = [f"{item.nodeid}: {_evidence(a)}" for a in assertions.passes[passed:]]
-        item.config.stash.setdefault(EVIDENCE, []).extend(lines)
+    yield
+    item.stash[FAILED] = assertions.failures[before:]
+    lines = [f"{item.nodeid}: {_evidence(a)}" for a in assertions.passes[passed:]]
+    item.config.stash.setdefault(EVIDENCE, []).extend(lines)
 
 
 EVIDENCE = pytest.StashKey[list[str]]()
@@ -96,17 +94,17 @@ def _evidence(passed: assertions.Assurance) -> str:
     )
 
 
-@pytest.hookimpl(wrapper=True)
+@pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
-) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    report = yield
+) -> Generator[None, Any, None]:
+    outcome = yield
+    report = outcome.get_result()
     failed = item.stash.get(FAILED, [])
     if report.when == "call" and report.failed and failed:
         lines = [_replay(f) for f in failed]
         report.sections.append(("faier", "\n".join(lines)))
         item.config.stash.setdefault(SUMMARY, []).extend(f"{item.nodeid}: {line}" for line in lines)
-    return report
 
 
 SUMMARY = pytest.StashKey[list[str]]()
