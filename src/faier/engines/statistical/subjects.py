@@ -499,11 +499,16 @@ def from_sampled(
         (tuple(float(v) for v in a), tuple(float(v) for v in b)) for a, b, _ in candidates
     )
     choices = _choices(mechanism, queries, epsilon, delta)
+    scalar = mechanism.lengths == (1,)  # a mechanism on one number: inputs shown as numbers
+
+    def label(v: Vector) -> str:
+        return show_input(v[0]) if scalar and len(v) == 1 else show_input(v)
+
     for (a, b, name), key in zip(candidates, queries, strict=True):
         for choice in choices[key]:
             methods.add(choice.method.split(":")[0].split(" (")[0])
-            left = sides.add(a, Side(a, show_input(a), choice.args))
-            right = sides.add(b, Side(b, show_input(b), choice.args))
+            left = sides.add(a, Side(a, label(a), choice.args))
+            right = sides.add(b, Side(b, label(b), choice.args))
             ordered.append(Pair(left, right, name))
     draws = tuple(
         SampledDraw(mechanism, tuple(s.value), epsilon, s.args, per_sample) for s in sides.sides
