@@ -144,3 +144,39 @@ def test_batch_writes_one_page_for_the_suite(tmp_path: Path) -> None:
     self_contained(text)
     assert "a job is violated" in text and "ε* per job" in text and "<svg" in text
     assert "<code>[1, 1, 1]</code>" in text and "<code>index 1</code>" in text and "7/72" in text
+
+
+def test_an_hmm_profile_covers_every_pair_of_priors() -> None:
+    import itertools
+    import math
+    from fractions import Fraction
+
+    from faier.cli.report import result_extras
+    from faier.core.options import Options
+
+    model = str(Path(faier.__file__).parent / "examples" / "models" / "geometric.yaml")
+    options = Options.parse(delta="0.01", horizon=3)
+    result = faier.verify(model, "ln(2)", options)
+    extras = result_extras(model, options, result)
+    assert "all 4 ordered comparisons" in extras.profile_note
+    rows = {
+        "0": (Fraction(2, 3), Fraction(1, 6), Fraction(1, 6)),
+        "1": (Fraction(1, 3), Fraction(1, 3), Fraction(1, 3)),
+        "2": (Fraction(1, 6), Fraction(1, 6), Fraction(2, 3)),
+    }
+
+    def total_variation(a: str, b: str) -> Fraction:  # δ(0) of three observations
+        return sum(
+            (
+                max(
+                    Fraction(0), math.prod(rows[a][o] for o in w) - math.prod(rows[b][o] for o in w)
+                )
+                for w in itertools.product(range(3), repeat=3)
+            ),
+            Fraction(0),
+        )
+
+    expected = max(
+        total_variation(a, b) for a, b in (("0", "1"), ("1", "0"), ("1", "2"), ("2", "1"))
+    )
+    assert extras.profile[0] == (0.0, pytest.approx(float(expected)))

@@ -28,6 +28,7 @@ ReportOption = Annotated[
 ]
 
 MAX_PROFILE_INPUTS = 5_000
+MAX_PROFILE_PRIOR_PAIRS = 50
 MAX_PROFILE_COMPARISONS = 20_000
 
 
@@ -75,6 +76,8 @@ def result_extras(target: str, options: Options, result: Any) -> Extras:
     from faier.accounting.build import comparison_of, outcomes_of, pld_of
     from faier.core.budget import Budget
     from faier.mechanisms.program import Program, StepProgram
+    from faier.model.hmm import HMM
+    from faier.privacy.specs import Pufferfish
 
     witness = getattr(result, "witness", None)
     notes: list[str] = []
@@ -98,8 +101,10 @@ def result_extras(target: str, options: Options, result: Any) -> Extras:
             plds: list[Any] = []
             if one_shot:
                 plds = _every_comparison(problem, budget)
-                if plds:
-                    note = f"δ(ε): the largest over all {len(plds)} ordered comparisons, exact"
+            elif isinstance(problem.mechanism, HMM) and isinstance(problem.privacy, Pufferfish):
+                plds = _every_pair_of_priors(problem, budget)
+            if plds:
+                note = f"δ(ε): the largest over all {len(plds)} ordered comparisons, exact"
             if not plds and pair is not None:
                 single = pld_of(problem, comparison_of(problem, pair), budget)
                 plds = [single, single.reversed()]
@@ -108,6 +113,20 @@ def result_extras(target: str, options: Options, result: Any) -> Extras:
     except (FaierError, BudgetExceeded) as why:
         notes.append(f"Some figures were left out: {why}")
     return Extras(outputs=outputs, profile=profile, profile_note=note, notes=tuple(notes))
+
+
+def _every_pair_of_priors(problem: Any, budget: Any) -> list[Any]:
+    """Each pair of an HMM's Pufferfish question at its horizon, both orders (if few)."""
+    from faier.accounting.build import pld_of
+
+    pairs = problem.privacy.pairs
+    if problem.horizon is None or len(pairs) > MAX_PROFILE_PRIOR_PAIRS:
+        return []
+    out = []
+    for comparison in pairs:
+        single = pld_of(problem, comparison, budget)
+        out.extend([single, single.reversed()])
+    return out
 
 
 def _every_comparison(problem: Any, budget: Any) -> list[Any]:
