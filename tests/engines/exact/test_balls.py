@@ -16,6 +16,7 @@ import itertools
 import random
 from fractions import Fraction
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -175,6 +176,19 @@ def test_ball_comparisons_prove_or_abstain() -> None:
         assert balls.contains(third, Fraction(1, 3))
         assert not balls.contains(third, Fraction(1, 3) + Fraction(1, 10**10))
         assert balls.smaller(balls.INFINITE, half) is half
+
+
+@settings(max_examples=30, deadline=None)
+@given(cases())
+def test_float_matrices_from_integers_are_the_rounded_fractions(case: Case) -> None:
+    """The CSR arrays built from integer numerators hold float(p) for every entry p."""
+    system, _, _ = case
+    floats = float_frontier.float_system(system)
+    for rows, matrix in zip(system.left, floats.left, strict=True):
+        dense = matrix.toarray()
+        for s, row in enumerate(rows):
+            assert [dense[s, t] for t, _ in row] == [float(p) for _, p in row]
+            assert np.count_nonzero(dense[s]) == len(row)
 
 
 @pytest.mark.parametrize("n", [5, 40])

@@ -66,10 +66,12 @@ from faier.engines.exact.pruning import (
 )
 from faier.engines.exact.sequence_mode import (
     DepthRecord,
+    Rows,
     SearchState,
     SequenceComparison,
     SequenceSystem,
     SparseVector,
+    _integer_rows,
 )
 from faier.errors import InternalError
 from faier.results import Loss, loss_of
@@ -114,7 +116,10 @@ def float_system(system: SequenceSystem) -> FloatSystem:
     """
     from scipy import sparse
 
-    def matrix(rows: Sequence[Sequence[tuple[int, Fraction]]]) -> csr_matrix:
+    def matrix(rows: Rows) -> csr_matrix:
+        fast = _from_integers(rows)
+        if fast is not None:
+            return sparse.csr_matrix(fast, shape=(system.size, system.size))
         data, cols, ptr = [], [], [0]
         for row in rows:
             for t, p in row:
@@ -131,7 +136,7 @@ def float_system(system: SequenceSystem) -> FloatSystem:
 
     cache: dict[int, csr_matrix] = {}
 
-    def shared(rows: Sequence[Sequence[tuple[int, Fraction]]]) -> csr_matrix:
+    def shared(rows: Rows) -> csr_matrix:
         if id(rows) not in cache:
             cache[id(rows)] = matrix(rows)
         return cache[id(rows)]
@@ -139,6 +144,37 @@ def float_system(system: SequenceSystem) -> FloatSystem:
     return FloatSystem(
         tuple(shared(rows) for rows in system.left), tuple(shared(rows) for rows in system.right)
     )
+
+
+_EXACT_IN_FLOAT = 2**53
+
+
+def _from_integers(rows: Rows) -> tuple[Floats, Indices, Indices] | None:
+    """CSR arrays of a matrix from its small integer numerators and row denominators.
+
+    Each entry is N/d_s with N and d_s below 2^53, so both are exact floats and
+    the one division is correctly rounded: the same float as ``float(p)``.
+    None when a number is too large for that (the caller converts entry by
+    entry).  Raises :class:`FloatRangeError` like the slow path.
+    """
+    integer = _integer_rows(rows)
+    row_dens = [integer.den // scale for scale in integer.scale]
+    counts = [len(row) for row in integer.rows]
+    total = sum(counts)
+    numerators = np.fromiter((p for row in integer.rows for _, p in row), np.float64, total)
+    if max(row_dens, default=1) >= _EXACT_IN_FLOAT or (
+        total and float(numerators.max()) >= _EXACT_IN_FLOAT
+    ):
+        return None
+    data = numerators / np.repeat(np.array(row_dens, dtype=np.float64), counts)
+    tiny = np.flatnonzero((data > 0) & (data < SMALLEST_PROBABILITY))
+    if tiny.size:
+        s = int(np.searchsorted(np.cumsum(counts), int(tiny[0]), side="right"))
+        smallest = min(p for _, p in rows[s] if p)
+        raise FloatRangeError(f"probability {smallest} is too small for float64 search")
+    cols = np.fromiter((t for row in integer.rows for t, _ in row), np.int64, total)
+    ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    return data, cols, ptr
 
 
 @dataclass

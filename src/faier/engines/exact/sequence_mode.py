@@ -72,14 +72,13 @@ def hmm_system(hmm: HMM) -> SequenceSystem:
             fix="fix them with --set NAME=VALUE (the SMT engine handles unknown parameters)",
         )
     n = len(hmm.states)
+    moves = [[(t, p) for t, p in enumerate(hmm.transition[s]) if p] for s in range(n)]
     matrices: list[Rows] = []
     for w in range(len(hmm.observations)):
         rows = []
         for s in range(n):
             o = hmm.emission[s][w]
-            rows.append(
-                tuple((t, o * hmm.transition[s][t]) for t in range(n) if o and hmm.transition[s][t])
-            )
+            rows.append(tuple((t, o * p) for t, p in moves[s]) if o else ())
         matrices.append(tuple(rows))
     symbols = tuple(StepSymbol(name) for name in hmm.observations)
     return SequenceSystem(n, symbols, tuple(matrices), tuple(matrices), None, hmm.states)
