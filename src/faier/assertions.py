@@ -129,6 +129,7 @@ def assert_private(
     claim = _claim(epsilon, sampled)
     pairs = [testing.as_pair(p, "inputs") for p in inputs] if inputs is not None else None
     common: dict[str, Any] = {"settings": settings, "neighbours": neighbours, "name": name}
+    check = _Check(claim, delta, pairs, seed, samples, alpha, mechanism_epsilon, workers, timeout)
     if sampled is not None:
         if method in ("exact", "certified"):
             raise SpecError(
@@ -136,19 +137,7 @@ def assert_private(
                 where=f"method={method!r}",
                 fix="use method='statistical' (or 'auto'), or write it as a faier program",
             )
-        return _statistical(
-            sampled,
-            claim,
-            delta,
-            pairs,
-            seed,
-            samples,
-            alpha,
-            mechanism_epsilon,
-            workers,
-            timeout,
-            common,
-        )
+        return _statistical(sampled, check, common)
     from faier import api
 
     problem = api.load_problem(testing.as_target(mechanism), horizon=horizon, **common)
@@ -163,17 +152,7 @@ def assert_private(
                 fix="use method='auto' or 'statistical'",
             )
         return _statistical(
-            problem,
-            claim,
-            delta,
-            pairs,
-            seed,
-            samples,
-            alpha,
-            mechanism_epsilon,
-            workers,
-            timeout,
-            {**common, "settings": None, "neighbours": None, "name": None},
+            problem, check, {**common, "settings": None, "neighbours": None, "name": None}
         )
     result = api.verify(problem, claim, engine=engine, delta=delta, timeout=timeout)
     return _decided(result, engine, str(claim))
@@ -354,46 +333,49 @@ def _table(head: str, rows: Sequence[tuple[str, str]]) -> str:
     return "\n".join([head, *(f"  {key:<{width}}  {value}" for key, value in rows)])
 
 
-def _statistical(
-    target: Any,
-    claim: Any,
-    delta: str | float | None,
-    pairs: list[tuple[Any, Any]] | None,
-    seed: int | None,
-    samples: int | None,
-    alpha: float,
-    mechanism_epsilon: str | float | None,
-    workers: int,
-    timeout: float | None,
-    common: dict[str, Any],
-) -> Assurance:
+@dataclass(frozen=True)
+class _Check:
+    """What a statistical assertion runs with."""
+
+    claim: Any
+    delta: str | float | None
+    pairs: list[tuple[Any, Any]] | None
+    seed: int | None
+    samples: int | None
+    alpha: float
+    mechanism_epsilon: str | float | None
+    workers: int
+    timeout: float | None
+
+
+def _statistical(target: Any, check: _Check, common: dict[str, Any]) -> Assurance:
     """StatDP's test at the claimed ε; fails when p ≤ α/2 (the thinned mean is valid at 2α)."""
     from faier import testing
     from faier.engines.statistical.subjects import NOT_REPRODUCIBLE
     from faier.privacy.budget import parse_delta
 
-    if delta is not None and parse_delta(delta) != 0:
+    if check.delta is not None and parse_delta(check.delta) != 0:
         raise SpecError(
             "the statistical tester checks pure ε-DP, not (ε, δ)",
             where="delta",
             fix="leave delta out, or use an exact method on a discrete mechanism",
         )
-    if seed is None:
-        seed = session.seed
+    seed = check.seed if check.seed is not None else session.seed
     chosen_seed = seed if seed is not None else secrets.randbelow(2**32)
-    runs = next(s for s in (samples, session.samples, DEFAULT_SAMPLES) if s is not None)
+    runs = next(s for s in (check.samples, session.samples, DEFAULT_SAMPLES) if s is not None)
+    claim, alpha = check.claim, check.alpha
     report = testing.statistical_test(
         target,
         claimed=claim,
-        pairs=pairs or (),
+        pairs=check.pairs or (),
         epsilons=[claim.value],
         samples=runs,
         selection_samples=max(2, runs // 5),
         seed=chosen_seed,
-        workers=workers,
+        workers=check.workers,
         alpha=alpha,
-        timeout=timeout,
-        mechanism_epsilon=mechanism_epsilon,
+        timeout=check.timeout,
+        mechanism_epsilon=check.mechanism_epsilon,
         **{k: v for k, v in common.items() if v is not None},
     )
     reproducible = NOT_REPRODUCIBLE not in report.notes
