@@ -273,7 +273,7 @@ def _decided(result: Any, engine: str, claim: str) -> Assurance:
 
 def exact_message(result: Any, engine: str) -> str:
     """The failure message of an exact (or certified) check: verdict, ε*, witness, method."""
-    from faier.results import Verdict
+    from faier.results import Verdict, show_point
 
     claim = f"ε = {result.epsilon}" + (f", δ = {result.delta}" if result.delta else "")
     violated = result.verdict is Verdict.VIOLATED
@@ -316,6 +316,8 @@ def exact_message(result: Any, engine: str) -> str:
         rows.extend(("witness" if i == 0 else "", line) for i, line in enumerate(lines))
     elif certified is not None:
         rows.extend(("witness" if i == 0 else "", line) for i, line in enumerate(certified.lines()))
+    if result.parametric is not None and result.parametric.point:
+        rows.append(("at", show_point(result.parametric.point)))
     if result.reason:
         rows.append(("reason", result.reason))
     rows.append(("method", result.method))

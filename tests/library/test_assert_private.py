@@ -200,3 +200,15 @@ def test_unknown_is_a_failure_that_says_why() -> None:
 
 def test_the_module_example_runs() -> None:
     assert doctest.testmod(assertions).failed == 0
+
+
+def test_unknown_priors_go_to_the_smt_engine_and_the_witness_names_its_prior() -> None:
+    # FAIER journal §6: Noisy Max over diseases with unknown priors is ln 2-Pufferfish private
+    assert faier.assert_private("most-common-disease", "ln(2)").method == "smt"
+    with pytest.raises(AssertionError) as failure:
+        faier.assert_private("most-common-disease", "ln(3/2)")
+    text = str(failure.value)
+    assert "violated (smt)" in text and "inputs: John has A  vs  John has not A" in text
+    ratio = Fraction(text.split("ratio = ")[1].split()[0])
+    assert ratio > Fraction(3, 2)
+    assert "  at       pA = " in text
