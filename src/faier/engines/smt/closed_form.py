@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from faier.core.budget import Budget
 from faier.core.problem import Problem
 from faier.engines.smt.fast import FastSearch
 from faier.engines.smt.question import Space, build
@@ -110,7 +109,7 @@ def closed_forms(
     question = build(problem)
     with Session(options, problem.name) as session:
         validate(question, session.ask)
-        tables = build_tables(question, Budget(session.remaining()))
+        tables = build_tables(question, session.budget())
         pairs = []
         for table in tables[::2]:
             rows = tuple(

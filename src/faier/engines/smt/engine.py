@@ -14,7 +14,6 @@ import time
 from fractions import Fraction
 
 from faier.core import parametric
-from faier.core.budget import Budget
 from faier.core.problem import Problem
 from faier.engines import exact
 from faier.engines.smt import faithful
@@ -54,7 +53,7 @@ def _privacy(problem: Problem) -> str:
 
 
 def _tables(question: Question, session: Session) -> list[Table]:
-    return build_tables(question, Budget(session.remaining()))
+    return build_tables(question, session.budget())
 
 
 def _region(

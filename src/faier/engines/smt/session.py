@@ -15,6 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 from types import TracebackType
 
+from faier.core.budget import Budget
 from faier.engines.smt import solvers
 from faier.engines.smt.portfolio import Answer, SolverPool
 from faier.engines.smt.smtlib import Query
@@ -117,6 +118,10 @@ class Session:
         if self.options.timeout is None:
             return None
         return self.options.timeout - self.elapsed()
+
+    def budget(self) -> Budget:
+        """The session's own deadline as a Budget, so a timeout names the timeout the user gave."""
+        return Budget(self.options.timeout, started=self.started)
 
     def out_of_time(self) -> bool:
         remaining = self.remaining()
