@@ -203,7 +203,7 @@ def test_the_module_example_runs() -> None:
 
 
 def test_unknown_priors_go_to_the_smt_engine_and_the_witness_names_its_prior() -> None:
-    # FAIER journal §6: Noisy Max over diseases with unknown priors is ln 2-Pufferfish private
+    # FAIER journal Ex. 6.2: ln 2-Pufferfish private for every prior pA, pB, pC in (0, 1)
     assert faier.assert_private("most-common-disease", "ln(2)").method == "smt"
     with pytest.raises(AssertionError) as failure:
         faier.assert_private("most-common-disease", "ln(3/2)")
