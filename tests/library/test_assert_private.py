@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import faier
 from faier import assertions
@@ -212,3 +214,24 @@ def test_unknown_priors_go_to_the_smt_engine_and_the_witness_names_its_prior() -
     ratio = Fraction(text.split("ratio = ")[1].split()[0])
     assert ratio > Fraction(3, 2)
     assert "  at       pA = " in text
+
+
+@settings(max_examples=5, deadline=None)
+@given(
+    keep=st.fractions(min_value=Fraction(11, 20), max_value=Fraction(19, 20), max_denominator=20)
+)
+def test_exact_and_statistical_agree_on_randomized_response(keep: Fraction) -> None:
+    """e^ε* = keep/(1 − keep) by hand; the exact engine finds it, the tester does not object."""
+    ratio = keep / (1 - keep)
+
+    @faier.program(inputs=faier.scalars(1))
+    def rr(x: int, ctx: Any) -> int:
+        return x if ctx.draw(faier.bernoulli(keep)) else 1 - x
+
+    assert faier.assert_private(rr, f"ln({ratio})").verdict == "holds"
+    with pytest.raises(AssertionError, match=f"ratio = {ratio}"):
+        faier.assert_private(rr, f"ln({ratio})/2")
+    held = faier.assert_private(
+        rr, f"ln({ratio})", method="statistical", samples=2000, seed=1, alpha=1e-6
+    )
+    assert held.verdict == "no evidence against"
