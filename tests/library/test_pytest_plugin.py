@@ -34,9 +34,9 @@ def test_the_plugin_is_registered_as_pytest11() -> None:
     assert "faier.pytest_plugin" in {e.value for e in entry_points(group="pytest11")}
 
 
-def test_a_correct_claim_passes_and_a_wrong_one_fails_with_the_witness(
-    pytester: pytest.Pytester,
-) -> None:
+def test_a_suite_using_assert_private_and_the_fixture(pytester: pytest.Pytester) -> None:
+    """Exact: a correct claim passes, a wrong one fails with the witness.  Statistical:
+    the options reach the fixture, a passing check is listed, a failing one names its seed."""
     pytester.makepyfile(
         test_private=MECHANISM
         + """
@@ -45,10 +45,21 @@ def test_correct_claim():
 
 def test_wrong_claim():
     faier.assert_private(noisy_sum, epsilon="ln(2)")
-"""
+""",
+        test_sampled=SAMPLED
+        + """
+def test_claim_held(faier):
+    assurance = faier.assert_private(noisy_first, epsilon=0.5)
+    assert assurance.method == "statistical" and assurance.seed == 7
+
+def test_half_of_it(faier):
+    faier.assert_private(noisy_first, epsilon=0.25, mechanism_epsilon=0.5)
+""",
     )
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=1, failed=1)
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-v", "--faier-samples", "4000", "--faier-seed", "7"
+    )
+    result.assert_outcomes(passed=2, failed=2)
     result.stdout.fnmatch_lines(
         [
             "*AssertionError: noisy_sum is not ε = ln(2) private: violated (exact)*",
@@ -59,39 +70,19 @@ def test_wrong_claim():
             "*Pr[[]output | [[]1, 1[]][]] = 1/6*",
         ]
     )
-
-
-def test_fixture_options_and_the_seed_of_a_failing_statistical_check(
-    pytester: pytest.Pytester,
-) -> None:
-    pytester.makepyfile(
-        test_sampled=SAMPLED
-        + """
-def test_claim_held(faier):
-    assurance = faier.assert_private(noisy_first, epsilon=0.5)
-    assert assurance.method == "statistical" and assurance.seed == 7
-
-def test_half_of_it(faier):
-    faier.assert_private(noisy_first, epsilon=0.25, mechanism_epsilon=0.5)
-"""
-    )
-    result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "-v", "--faier-samples", "4000", "--faier-seed", "7"
-    )
-    result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(
-        [
-            "*faier statistical checks*",
-            "*test_claim_held: noisy_first at ε = 0.5: no evidence against (p = *, seed 7), "
-            "not a proof",
-        ]
-    )
     result.stdout.fnmatch_lines(
         [
             "*noisy_first is not ε = 0.25 private: statistical evidence, p = * ≤ α/2 = 0.005*",
             "*4000 runs per input*",
             "*seed*7 (replay: seed=7, or pytest --faier-seed 7)*",
             "*statistical check of noisy_first failed with seed 7*replay: pytest --faier-seed 7*",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*faier statistical checks*",
+            "*test_claim_held: noisy_first at ε = 0.5: no evidence against (p = *, seed 7), "
+            "not a proof",
         ]
     )
 
