@@ -38,6 +38,7 @@ BENCHMARKS = (
     Benchmark("smt", ("--timeout", "10", "--dp-timeout", "10", "--max-n", "3")),
     Benchmark("correlated", ("--quick",)),
     Benchmark("statistical", ("--quick",)),
+    Benchmark("cluster", ("--quick",)),
     Benchmark("adapters", ("--quick",)),
     Benchmark("logic", ("--quick",)),
     Benchmark("pld", ("--quick",)),
