@@ -67,6 +67,7 @@ jobs:
     selection_samples: 10000
     epsilons: "0.5,0.9"
     seed: 1
+    workers: 2
 """
 
 

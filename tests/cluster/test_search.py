@@ -15,6 +15,8 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import faier
 from faier.cluster.address import read_cluster
@@ -98,6 +100,24 @@ def test_split_search_equals_single_and_exhaustive(seed: int, client: Any) -> No
             }
         assert (sum(a.values()), sum(b.values())) == (record.p, record.q)
         assert record.loss.ratio == record.p / record.q
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10**6),
+    states=st.integers(2, 5),
+    observations=st.integers(2, 3),
+    horizon=st.integers(1, 5),
+    parts=st.integers(1, 7),
+)
+def test_split_search_property(
+    seed: int, states: int, observations: int, horizon: int, parts: int, client: Any
+) -> None:
+    system, comparisons = random_system(states, observations, seed)
+    exhaustive, _ = per_length(sequence_mode.search, system, comparisons, horizon)
+    split = ClusterSearch(read_cluster(client), parts=parts)
+    clustered, _ = per_length(split, system, comparisons, horizon, arithmetic="exact")
+    assert clustered == exhaustive
 
 
 def test_through_the_api(client: Any) -> None:

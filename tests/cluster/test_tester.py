@@ -66,6 +66,31 @@ def test_pool_and_cluster_agree_bit_for_bit(local_run: StatReport, client: Any) 
     assert client.status != "closed"  # a caller's client stays open
 
 
+def test_certify_and_bound_on_the_cluster(client: Any) -> None:
+    run = {
+        "claimed": "1.2",
+        "epsilons": "0.9,1.2",
+        "samples": 100_000,
+        "selection_samples": 20_000,
+        "seed": 3,
+    }
+    here = t.certify("noisy-max", settings={"n": "3"}, workers=1, **run)
+    there = t.certify("noisy-max", settings={"n": "3"}, cluster=client, **run)
+    assert there.test.settings.cluster is not None
+    assert figures(there.test) == figures(here.test)
+    keep = ("certified", "witness", "lower_bound", "verdict")
+    assert {k: there.to_json()[k] for k in keep} == {k: here.to_json()[k] for k in keep}
+    bound_here = t.bound("noisy-max", settings={"n": "3"}, workers=1, **run)
+    bound_there = t.bound("noisy-max", settings={"n": "3"}, cluster=client, **run)
+    exact_there, exact_here = bound_there.to_json()["exact"], bound_here.to_json()["exact"]
+    exact_there.pop("seconds", None)
+    exact_here.pop("seconds", None)
+    assert exact_there == exact_here
+    assert (
+        exact_here["epsilon_star"]["ratio"] == "24/7"
+    )  # Noisy Max n = 3, uniform ties (FAIER journal §6.2.2)
+
+
 def test_a_local_cluster_started_by_faier() -> None:
     small = {**RUN, "samples": 200_000, "epsilons": "0.5"}
     here = t.statistical_test("noisy-max-laplace", workers=1, **small)
