@@ -4,6 +4,7 @@ a wrapper calibrated for the wrong sensitivity is caught (run when the libraries
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -47,7 +48,7 @@ def opendp_cases(dp: Any) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("case", ["laplace", "geometric", "discrete laplace", "noisy max"])
-def test_opendp_keeps_its_own_epsilon_and_not_half_of_it(dp: Any, case: str) -> None:
+def test_opendp_keeps_its_own_epsilon_and_not_a_smaller_one(dp: Any, case: str) -> None:
     measurement = opendp_cases(dp)[case]
     sizes = (3,) if case == "noisy max" else None
     mechanism = from_opendp(measurement, lengths=sizes)
@@ -55,8 +56,11 @@ def test_opendp_keeps_its_own_epsilon_and_not_half_of_it(dp: Any, case: str) -> 
     runs = N if sizes is None else 2 * N // 3  # a vector call costs more
     held = faier.assert_private(mechanism, samples=runs, alpha=SURE)
     assert held.epsilon == "1" and held.method == "statistical"
-    with pytest.raises(AssertionError, match=r"not ε = 0\.5 private"):
-        faier.assert_private(mechanism, 0.5, samples=runs, alpha=SURE)
+    # Report-noisy-max's loss on the tester's inputs lies near 1/2 (at 1/2 the unseeded check
+    # caught it in 3 of 5 runs), so a quarter of its ε is claimed there (caught 12 of 12).
+    wrong = "0.25" if case == "noisy max" else "0.5"
+    with pytest.raises(AssertionError, match=rf"not ε = {re.escape(wrong)} private"):
+        faier.assert_private(mechanism, float(wrong), samples=runs, alpha=SURE)
 
 
 def test_opendp_objects_are_wrapped_on_their_own_and_flagged_unseedable(dp: Any) -> None:
