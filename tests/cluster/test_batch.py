@@ -298,3 +298,14 @@ def test_on_a_cluster_the_answers_are_the_same(tmp_path: Path, client: Any) -> N
         keep = ("verdict", "exit_code", "epsilon_star", "witness", "points", "loss_interval")
         assert {k: line.get(k) for k in keep} == {k: remote[job].get(k) for k in keep}, job
     assert not math.isnan(remote_report.seconds)
+
+
+def test_bad_batch_options(tmp_path: Path) -> None:
+    suite = write(tmp_path, "jobs:\n  - {target: geometric}\n")
+    with pytest.raises(SpecError) as raised:
+        run_batch(suite, workers=0)
+    assert raised.value.where == "--workers"
+    with pytest.raises(SpecError) as raised:
+        run_batch(suite, cluster="local:zero")
+    assert raised.value.where == "--cluster"
+    assert not (tmp_path / "suite.results.jsonl").exists()

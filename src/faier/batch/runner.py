@@ -22,7 +22,7 @@ from faier.batch import job as jobs
 from faier.batch import records
 from faier.batch.suite import Job, Suite, load_suite
 from faier.cluster.address import ClusterAddress, read_cluster
-from faier.core.options import SPECS
+from faier.core.options import Options
 from faier.errors import SpecError
 from faier.results import ExitCode
 
@@ -161,7 +161,9 @@ def _cluster(todo: Sequence[Job], client: Any, output: records.Output, done: Don
 
 def _workers(given: int | None, suite: Suite) -> int:
     if given is not None:
-        return SPECS["workers"].read(given)  # type: ignore[no-any-return]
+        count = Options.parse(workers=given).workers
+        assert count is not None
+        return count
     return suite.workers or os.cpu_count() or 1
 
 
