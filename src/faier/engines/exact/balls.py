@@ -116,8 +116,8 @@ def ball_system(system: SequenceSystem, bits: int) -> BallSystem:
     """The ball matrices of a system at ``bits``, shared by every pass over it."""
     hit = _systems.get((id(system), bits))
     if hit is None or hit[0] is not system:
-        if len(_systems) > 16:
-            _systems.clear()
+        if any(held is not system for held, _ in _systems.values()):
+            _systems.clear()  # one system at a time: a 500-state one holds ~70 MB of balls
         hit = (system, BallSystem(system, bits))
         _systems[(id(system), bits)] = hit
     return hit[1]
