@@ -91,6 +91,22 @@ def test_certify_and_bound_on_the_cluster(client: Any) -> None:
     )  # Noisy Max n = 3, uniform ties (FAIER journal §6.2.2)
 
 
+def test_a_mechanism_from_a_users_file_travels_by_value(client: Any) -> None:
+    """The workers cannot import the user's file: cloudpickle sends its code along."""
+    mechanism = str(Path(__file__).parent / "data" / "blackbox_laplace.py")
+    run = {
+        "claimed": "0.7",
+        "samples": 20_000,
+        "selection_samples": 4_000,
+        "seed": 2,
+        "epsilons": "0.3,1",
+    }
+    here = t.statistical_test(mechanism, workers=1, **run)
+    there = t.statistical_test(mechanism, cluster=client, **run)
+    assert figures(there) == figures(here)
+    assert [p.rejected(0.05) for p in here.points] == [True, False]
+
+
 def test_a_local_cluster_started_by_faier() -> None:
     small = {**RUN, "samples": 200_000, "epsilons": "0.5"}
     here = t.statistical_test("noisy-max-laplace", workers=1, **small)
