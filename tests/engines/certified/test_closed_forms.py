@@ -160,3 +160,36 @@ def test_indicator_and_shift_compose() -> None:
     shifted = density("laplace", Fraction(0), Fraction(1)).shift(Fraction(3))
     assert shifted.at(Fraction(-3)) == ExpSum.rational(Fraction(1, 2))
     assert float(np.float64(shifted.total().approx())) == pytest.approx(1.0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.fractions(min_value=-2, max_value=2, max_denominator=4),
+    st.fractions(min_value=Fraction(1, 2), max_value=3, max_denominator=4),
+    st.fractions(min_value=-2, max_value=2, max_denominator=4),
+    st.fractions(min_value=Fraction(1, 2), max_value=3, max_denominator=4),
+    st.fractions(min_value=-3, max_value=3, max_denominator=4),
+    st.sampled_from(["laplace", "exponential"]),
+)
+def test_difference_of_two_noises_against_quad(
+    loc_x: Fraction, scale_x: Fraction, loc_y: Fraction, scale_y: Fraction, c: Fraction, kind: str
+) -> None:
+    """Pr[X − Y ≥ c] = ∫ f_X(x)·F_Y(x − c) dx, for Laplace X and Laplace or exponential Y."""
+    other = (
+        faier.laplace(loc_y, scale_y) if kind == "laplace" else faier.exponential(scale_y, loc_y)
+    )
+
+    def body(ctx):  # type: ignore[no-untyped-def]
+        return ctx.draw(faier.laplace(loc_x, scale_x)) - ctx.draw(other) >= c
+
+    found = {p.output: probability(p.noise, p.constraints) for p in paths(body)}
+    cdf = lap_cdf if kind == "laplace" else exp_cdf
+
+    def f(x: float) -> float:
+        return lap_pdf(x - float(loc_x), float(scale_x)) * cdf(
+            x - float(c) - float(loc_y), float(scale_y)
+        )
+
+    expected = quad(f, [float(loc_x), float(c + loc_y)])
+    assert found.get(True, ExpSum(())).approx() == pytest.approx(expected, rel=1e-8, abs=1e-12)
+    assert (found.get(True, ExpSum(())) + found.get(False, ExpSum(()))) == ExpSum.rational(1)

@@ -17,11 +17,11 @@ Gaussian noise) raise :class:`Unsupported`, which the engine reports as
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from faier.engines.certified.exppoly import ZERO, ExpSum, Piecewise, density
+from faier.engines.certified.exppoly import ZERO, ExpSum, Piecewise, density, piece_limit
 from faier.engines.certified.symbolic import Constraint
 from faier.mechanisms.continuous import Continuous
 
@@ -139,7 +139,7 @@ def joint_density(
         return Piecewise((), ({},))
     forest, neighbours = prepared
     seen: set[int] = set()
-    h = _node_function(variable, None, noise, forest, neighbours, seen)
+    h, _ = _node_function(variable, None, noise, forest, neighbours, seen)
     rest = ExpSum.rational(1)
     for root in sorted(set(forest.unary) | set(neighbours)):
         if root not in seen:
@@ -149,6 +149,20 @@ def joint_density(
     return h.combine(_constant_of(rest))
 
 
+_NODES: dict[Hashable, Piecewise] = {}
+_FACTORS: dict[Hashable, Piecewise] = {}
+CACHE_LIMIT = 100_000
+"""Subtree functions and child factors are shared between paths and inputs (keyed by
+their structure: distributions and bounds), since Noisy Max's paths repeat sub-chains."""
+
+
+def _remember(cache: dict[Hashable, Piecewise], key: Hashable, value: Piecewise) -> Piecewise:
+    if len(cache) >= CACHE_LIMIT:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
 def _node_function(
     node: int,
     parent: int | None,
@@ -156,22 +170,21 @@ def _node_function(
     forest: _Forest,
     neighbours: dict[int, list[tuple[int, _Bounds, int]]],
     seen: set[int],
-) -> Piecewise:
-    """The node's density × its own bounds × every child's mass given the node's value."""
+) -> tuple[Piecewise, Hashable]:
+    """The node's density × its own bounds × every child's mass given the node's value,
+    and a key naming that function by its structure."""
     seen.add(node)
     dist = noise[node]
     if dist.kind not in ("laplace", "exponential"):
         raise Unsupported(f"{dist.describe()} noise has no closed form (Laplace, exponential)")
-    h = density(dist.kind, dist.loc, dist.scale)
     box = forest.unary.get(node)
-    if box is not None:
-        h = h.combine(Piecewise.indicator(box.low, box.high))
+    children: list[tuple[Hashable, _Bounds, Piecewise]] = []
     for child, edge, orientation in neighbours.get(node, []):
         if child == parent:
             continue
         if child in seen:
             raise Unsupported("the comparisons between noise variables form a cycle")
-        child_h = _node_function(child, node, noise, forest, neighbours, seen)
+        child_h, child_key = _node_function(child, node, noise, forest, neighbours, seen)
         # bounds on x_child − x_node: the edge holds bounds on x_i − x_j with (i, j) = key
         if orientation == 1:  # key (node, child): bounds on x_node − x_child
             child_box = _Bounds(
@@ -180,12 +193,29 @@ def _node_function(
             )
         else:
             child_box = edge
-        cumulative = child_h.cumulative()
-        total = child_h.total()
-        h = h.combine(_factor_of_child(cumulative, total, child_box))
+        children.append((child_key, child_box, child_h))
+    key = (
+        dist,
+        None if box is None else (box.low, box.high),
+        tuple((k, b.low, b.high) for k, b, _ in children),
+    )
+    cached = _NODES.get(key)
+    if cached is not None:
+        return cached, key
+    h = density(dist.kind, dist.loc, dist.scale)
+    if box is not None:
+        h = h.combine(Piecewise.indicator(box.low, box.high))
+    for child_key, child_box, child_h in children:
+        factor_key = (child_key, child_box.low, child_box.high)
+        factor = _FACTORS.get(factor_key)
+        if factor is None:
+            cumulative = child_h.cumulative()
+            total = piece_limit(cumulative.pieces[-1], 1)
+            factor = _remember(_FACTORS, factor_key, _factor_of_child(cumulative, total, child_box))
+        h = h.combine(factor)
         if h.is_zero():
-            return h
-    return h
+            break
+    return _remember(_NODES, key, h), key
 
 
 def _tree_total(
@@ -195,7 +225,7 @@ def _tree_total(
     neighbours: dict[int, list[tuple[int, _Bounds, int]]],
     seen: set[int],
 ) -> ExpSum:
-    h = _node_function(root, None, noise, forest, neighbours, seen)
+    h, _ = _node_function(root, None, noise, forest, neighbours, seen)
     if h.is_zero():
         return ExpSum(())
     return h.total()

@@ -95,6 +95,17 @@ def _polynomial_derivative(coefficients: list[Any]) -> list[Any]:
     return [c * i for i, c in enumerate(coefficients)][1:] or [coefficients[0] * 0]
 
 
+def _signs_settle(p: list[Any], q: list[Any], threshold: float) -> bool:
+    """P(u) ≤ T·Q(u) on u ∈ [0, 1] when every coefficient of P − T·Q is ≤ 0 (u ≥ 0),
+    given Q > 0 there: a one-line proof for most tails."""
+    import flint
+
+    bound = flint.arb(threshold)
+    if not all(c.upper() <= 0 for c in (pc - bound * qc for pc, qc in zip(p, q, strict=True))):
+        return False
+    return bool(_horner(q, flint.arb(0.5, 0.5)) > 0)
+
+
 def _gcd(values: list[Any]) -> Fraction:
     num = 0
     den = 1
@@ -246,6 +257,8 @@ def prove_below(g: Piecewise, h: Piecewise, threshold: float, limit: int = LIMIT
                 if tail is None:
                     continue
                 p, q = tail
+                if depth == 0 and _signs_settle(p, q, threshold):
+                    continue
                 ball = _ball(a, b)
                 centre = _arb_q((a + b) / 2)
                 upper = _mean_value(
