@@ -190,3 +190,20 @@ def test_value_density_against_numeric_differentiation() -> None:
         from fractions import Fraction
 
         assert g.at(Fraction(v)).approx() == pytest.approx(expected, rel=1e-12)
+
+
+def test_probabilities_below_float_range_are_decided_exactly(tmp_path: Path) -> None:
+    """Pr = ½·e^(−1000) underflows to 0.0; the exact closed form still decides ε* = 1000."""
+    source = tmp_path / "sharp.py"
+    source.write_text(
+        "from fractions import Fraction\n"
+        "import faier\n\n"
+        "@faier.program(inputs=faier.grid(1, 1))\n"
+        "def sharp(x, ctx):\n"
+        "    return x[0] + ctx.draw(faier.laplace(0, Fraction(1, 1000))) >= 1\n"
+    )
+    result = faier.epsilon(str(source))
+    assert result.enclosure is not None
+    assert result.enclosure.lower <= 1000 <= result.enclosure.upper
+    assert faier.verify(str(source), "1000").verdict is Verdict.HOLDS
+    assert faier.verify(str(source), "999.9999").verdict is Verdict.VIOLATED

@@ -42,6 +42,8 @@ from faier.results import CertifiedWitness, Enclosure, Loss, Result, Statistics,
 
 MARGIN = 1e-9
 """Relative band around a decision inside which floats do not decide."""
+TINY = 1e-280
+"""Below this a float read off a ball may be subnormal; its comparisons are settled exactly."""
 SUP_MARGIN = 5e-10
 """How far above the best lower bound a density ratio's supremum is proved to stay."""
 
@@ -283,6 +285,9 @@ def _candidates(s: Screen, threshold: float) -> tuple[list[tuple[float, int, int
     if math.isnan(threshold):
         threshold = float(ratio.max()) if ratio.size else 0.0
     near = ratio >= threshold * (1 - MARGIN)
+    # a float near underflow carries no relative accuracy: such comparisons are always rechecked
+    tiny = (np.abs(p) < TINY) | (np.abs(q) < TINY)
+    near |= tiny
     for k, o in zip(*np.nonzero(near & finite), strict=True):
         found.append((float(ratio[k, o]), int(left[k]), int(right[k]), int(o)))
     found.sort(key=lambda c: -c[0])
