@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from faier.engines.certified.exppoly import ONE, ZERO, Q
 from faier.errors import BudgetExceeded, MechanismError
 from faier.mechanisms.continuous import Continuous
 from faier.model.distribution import Distribution
@@ -37,9 +38,11 @@ def _exact(value: Any) -> Fraction:
     if isinstance(value, bool):
         raise NotLinear("a truth value used as a number next to noise", fix=UNSUPPORTED_FIX)
     if isinstance(value, Fraction | int):
-        return Fraction(value)
+        return Q(value)  # type: ignore[no-any-return]
     if isinstance(value, float):
-        return Fraction(repr(value))
+        return Q(Fraction(repr(value)))  # type: ignore[no-any-return]
+    if isinstance(value, Q):
+        return value  # type: ignore[no-any-return]
     raise NotLinear(f"noise combined with {type(value).__name__} {value!r}", fix=UNSUPPORTED_FIX)
 
 
@@ -59,7 +62,7 @@ class Linear:
         if isinstance(other, Linear):
             acc = dict(self.coefficients)
             for var, a in other.coefficients:
-                acc[var] = acc.get(var, Fraction(0)) + sign * a
+                acc[var] = acc[var] + sign * a if var in acc else sign * a
             coeffs = tuple(sorted((v, a) for v, a in acc.items() if a))
             return Linear(coeffs, self.constant + sign * other.constant, self.run)
         return Linear(self.coefficients, self.constant + sign * _exact(other), self.run)
@@ -84,6 +87,10 @@ class Linear:
     def __mul__(self, other: Any) -> Linear:
         if isinstance(other, Linear):
             raise NotLinear("a product of two noisy values", fix=UNSUPPORTED_FIX)
+        if other == 1:
+            return self
+        if other == -1:
+            return Linear(tuple((v, -a) for v, a in self.coefficients), -self.constant, self.run)
         k = _exact(other)
         coeffs = tuple((v, a * k) for v, a in self.coefficients if a * k)
         return Linear(coeffs, self.constant * k, self.run)
@@ -99,7 +106,7 @@ class Linear:
         return self * (1 / k)
 
     def _decide(self, other: Any, sign: int) -> bool:
-        difference = (self - other) * sign
+        difference = self - other if sign == 1 else other - self
         return self.run.decide(difference)
 
     def __ge__(self, other: Any) -> bool:
@@ -204,7 +211,7 @@ class _Run:
     def draw(self, dist: Any) -> Any:
         if isinstance(dist, Continuous):
             self.noise.append(dist)
-            return Linear(((len(self.noise) - 1, Fraction(1)),), Fraction(0), self)
+            return Linear(((len(self.noise) - 1, ONE),), ZERO, self)
         if not isinstance(dist, Distribution):
             raise MechanismError(
                 f"ctx.draw() needs a faier distribution, got {type(dist).__name__}",
