@@ -22,6 +22,13 @@ def test_cli_start_does_not_load_sympy() -> None:
     assert "sympy" not in loaded
 
 
+def test_cli_start_does_not_load_the_tester_or_batch_runner() -> None:
+    """The tester, batch runner and their solvers are imported by the commands that use them."""
+    loaded = _loaded_after("import faier.cli.main")
+    for heavy in ("faier.testing", "faier.batch", "z3", "yaml", "dask", "matplotlib"):
+        assert heavy not in loaded, heavy
+
+
 def test_exact_run_with_a_log_budget_does_not_load_sympy() -> None:
     loaded = _loaded_after(
         "from faier import api; api.verify('noisy-max', 'ln(2)', settings={'n': '3'})"

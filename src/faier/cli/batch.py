@@ -10,14 +10,13 @@ file and the next run goes on from there).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from faier.batch import BatchReport, run_batch
 from faier.cli.common import (
     ClusterOption,
     JsonOption,
@@ -29,6 +28,9 @@ from faier.cli.common import (
     err,
 )
 from faier.cli.report import ReportOption
+
+if TYPE_CHECKING:
+    from faier.batch import BatchReport
 
 Suite = Annotated[Path, typer.Argument(help="the suite file (YAML): jobs, defaults, timeout")]
 Output = Annotated[
@@ -105,6 +107,8 @@ def batch(
             err.print(
                 f"… {line['job']}: {line['status']}, exit {line['exit_code']}", highlight=False
             )
+
+    from faier.batch import run_batch
 
     check_report_path(html)
     with bad_input_exits():

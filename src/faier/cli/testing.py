@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from faier import testing
 from faier.cli.common import (
     ClusterOption,
     JsonOption,
@@ -35,10 +34,12 @@ from faier.cli.common import (
     options_from,
 )
 from faier.cli.report import ReportOption
-from faier.engines.statistical.reports import EpsilonPoint, StatReport
 from faier.errors import BudgetExceeded, InputError
-from faier.report.statistical import plot_pvalues, render_bound, render_certify, render_test
+from faier.mechanisms.library.continuous import SUITE
 from faier.results import ExitCode
+
+if TYPE_CHECKING:
+    from faier.engines.statistical.reports import EpsilonPoint, StatReport
 
 R = TypeVar("R")
 
@@ -46,7 +47,7 @@ TestTarget = Annotated[
     str,
     typer.Argument(
         help="built-in example, continuous suite name ("
-        + ", ".join(testing.SUITE_NAMES)
+        + ", ".join(SUITE)
         + ") or mechanism file (.py)"
     ),
 ]
@@ -109,6 +110,8 @@ def _run(action: Callable[[Any], R]) -> R:
 def _plot(report: StatReport, plot: Path | None) -> None:
     if plot is None:
         return
+    from faier.report.statistical import plot_pvalues
+
     try:
         plot_pvalues([report], plot)
     except InputError as problem:
@@ -149,6 +152,9 @@ def test(
     html: ReportOption = None,
 ) -> None:
     """Look for statistical evidence that TARGET is not ε-DP, over a grid of ε (StatDP)."""
+    from faier import testing
+    from faier.report.statistical import render_test
+
     given = locals()
     check_report_path(html)
     report = _run(
@@ -189,6 +195,9 @@ def certify(
     html: ReportOption = None,
 ) -> None:
     """Test, then compute each candidate counterexample exactly: real or spurious per ε."""
+    from faier import testing
+    from faier.report.statistical import render_certify
+
     given = locals()
     check_report_path(html)
     report = _run(
@@ -244,6 +253,9 @@ def bound(
     html: ReportOption = None,
 ) -> None:
     """A lower bound on ε*: the tester's interval, then exact ε* or a statistical bound."""
+    from faier import testing
+    from faier.report.statistical import render_bound
+
     given = locals()
     check_report_path(html)
     report = _run(
