@@ -64,7 +64,7 @@ class CertifiedEngine:
     needs = "a one-shot @faier.program drawing faier.laplace / faier.exponential noise (DP)"
 
     def backends(self) -> tuple[Backend, ...]:
-        return installed("python-flint")
+        return installed("python-flint", "gmpy2")
 
     def refusal(self, problem: Problem, options: Options, question: Question) -> Refusal | None:
         if not draws_noise(problem, options.timeout):

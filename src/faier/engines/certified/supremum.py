@@ -59,14 +59,39 @@ def _arb_cached(q: Any) -> Any:
     return found
 
 
-def _eval_t(piece: Mapping[Key, Any], t: Any) -> Any:
+Terms = list[tuple[int, Any, Any, Any]]
+_PREPARED: dict[int, tuple[Mapping[Key, Any], Terms, Terms]] = {}
+
+
+def _prepared(piece: Mapping[Key, Any]) -> tuple[Terms, Terms]:
+    """The piece's terms and its derivative's as balls (k, λ, r, q), converted once per
+    piece object: a density is compared with every neighbour's."""
+    import flint
+
+    found = _PREPARED.get(id(piece))
+    if found is None or found[0] is not piece or flint.ctx.prec != balls.PRECISIONS[0]:
+
+        def terms(p: Mapping[Key, Any]) -> Terms:
+            return [(k, _arb_q(lam), _arb_q(r), _arb_q(q)) for (k, lam, r), q in p.items()]
+
+        if len(_PREPARED) > 100_000:
+            _PREPARED.clear()
+        found = _PREPARED[id(piece)] = (piece, terms(piece), terms(_derivative(piece)))
+    return found[1], found[2]
+
+
+def _eval_terms(terms: Terms, t: Any) -> Any:
     import flint
 
     total = flint.arb(0)
-    for (k, lam, r), q in piece.items():
-        term = _arb_cached(q) * (_arb_cached(lam) * t + _arb_cached(r)).exp()
+    for k, lam, r, q in terms:
+        term = q * (lam * t + r).exp()
         total += term * t**k if k else term
     return total
+
+
+def _eval_t(piece: Mapping[Key, Any], t: Any) -> Any:
+    return _eval_terms(_prepared(piece)[0], t)
 
 
 def _derivative(piece: Mapping[Key, Any]) -> dict[Key, Any]:
@@ -129,24 +154,45 @@ def _tail(
         return None
     delta = _gcd(lambdas)
 
-    def coefficients(piece: Mapping[Key, Any]) -> dict[int, ExpSum]:
-        out: dict[int, ExpSum] = {}
-        for (_, lam, r), q in piece.items():
-            power = int(Fraction(int(lam.numerator), int(lam.denominator)) * -direction / delta)
-            value = ExpSum.of([(r + lam * anchor, q)])
-            out[power] = out.get(power, ExpSum(())) + value
-        return {m: c for m, c in out.items() if not c.is_zero}
-
-    cn, cd = coefficients(n), coefficients(d)
+    cn, cd = (
+        _u_coefficients(n, anchor, direction, delta),
+        _u_coefficients(d, anchor, direction, delta),
+    )
     if not cd:
         return None
     low = min(cd)
     if cn and min(cn) < low:
         return "unbounded"
     top = max([*cn, *cd])
-    p = [balls.ball(cn.get(m, ExpSum(()))) for m in range(low, top + 1)]
-    q = [balls.ball(cd.get(m, ExpSum(()))) for m in range(low, top + 1)]
+    zero = balls.ball(ExpSum(()))
+    p = [cn.get(m, zero) for m in range(low, top + 1)]
+    q = [cd.get(m, zero) for m in range(low, top + 1)]
     return p, q
+
+
+_U_COEFFICIENTS: dict[tuple[int, Any, int, Fraction], tuple[Mapping[Key, Any], dict[int, Any]]] = {}
+
+
+def _u_coefficients(
+    piece: Mapping[Key, Any], anchor: Any, direction: int, delta: Fraction
+) -> dict[int, Any]:
+    """power m → the ball of the coefficient of u^m on the tail (memoised per piece object)."""
+    import flint
+
+    key = (id(piece), anchor, direction * flint.ctx.prec, delta)
+    found = _U_COEFFICIENTS.get(key)
+    if found is not None and found[0] is piece:
+        return found[1]
+    out: dict[int, ExpSum] = {}
+    for (_, lam, r), q in piece.items():
+        power = int(Fraction(int(lam.numerator), int(lam.denominator)) * -direction / delta)
+        value = ExpSum.of([(r + lam * anchor, q)])
+        out[power] = out.get(power, ExpSum(())) + value
+    result = {m: balls.ball(c) for m, c in out.items() if not c.is_zero}
+    if len(_U_COEFFICIENTS) > 100_000:
+        _U_COEFFICIENTS.clear()
+    _U_COEFFICIENTS[key] = (piece, result)
+    return result
 
 
 def _grouped(piece: Mapping[Key, Any]) -> dict[tuple[int, Any], ExpSum]:
@@ -190,6 +236,11 @@ LIMIT = 4000
 
 def prove_below(g: Piecewise, h: Piecewise, threshold: float, limit: int = LIMIT) -> Outcome:
     """Whether sup g/h ≤ threshold over every v where h > 0, by branch and bound."""
+    with balls.precision(balls.PRECISIONS[0]):
+        return _prove_below(g, h, threshold, limit)
+
+
+def _prove_below(g: Piecewise, h: Piecewise, threshold: float, limit: int) -> Outcome:
     from faier.engines.certified.exppoly import Q
 
     breaks = sorted(set(g.breaks) | set(h.breaks))
@@ -243,13 +294,14 @@ def prove_below(g: Piecewise, h: Piecewise, threshold: float, limit: int = LIMIT
                         return Outcome(False, low, mid)
                 ball = _ball(a, b)
                 centre = _arb_q(mid)
+                (n_terms, n_slope), (d_terms, d_slope) = _prepared(n_piece), _prepared(d_piece)
                 upper = _mean_value(
-                    _eval_t(n_piece, centre),
-                    _eval_t(d_piece, centre),
-                    _eval_t(n_piece, ball),
-                    _eval_t(d_piece, ball),
-                    _eval_t(_derivative(n_piece), ball),
-                    _eval_t(_derivative(d_piece), ball),
+                    _eval_terms(n_terms, centre),
+                    _eval_terms(d_terms, centre),
+                    _eval_terms(n_terms, ball),
+                    _eval_terms(d_terms, ball),
+                    _eval_terms(n_slope, ball),
+                    _eval_terms(d_slope, ball),
                     _arb_q(b - a) / 2,
                 )
             else:
