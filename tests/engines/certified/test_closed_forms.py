@@ -37,9 +37,9 @@ def exp_cdf(t: float, b: float) -> float:
 
 
 def quad(f, breaks) -> float:  # type: ignore[no-untyped-def]
-    """∫_ℝ f split at the kinks, the tails cut where the densities are below 1e-18."""
+    """∫_ℝ f split at the kinks (the tails to ±∞)."""
     points = sorted(set(breaks))
-    edges = [points[0] - 150.0, *points, points[-1] + 150.0]
+    edges = [-math.inf, *points, math.inf]
     return sum(
         integrate.quad(f, a, b, epsabs=1e-15, epsrel=1e-13, limit=200)[0]
         for a, b in itertools.pairwise(edges)
@@ -193,3 +193,40 @@ def test_difference_of_two_noises_against_quad(
     expected = quad(f, [float(loc_x), float(c + loc_y)])
     assert found.get(True, ExpSum(())).approx() == pytest.approx(expected, rel=1e-8, abs=1e-12)
     assert (found.get(True, ExpSum(())) + found.get(False, ExpSum(()))) == ExpSum.rational(1)
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 3)),
+    st.fractions(min_value=Fraction(1, 4), max_value=2, max_denominator=4),
+    st.fractions(min_value=-1, max_value=3, max_denominator=2),
+)
+def test_sparse_vector_paths_against_quad(
+    q: tuple[int, int, int], eps0: Fraction, t: Fraction
+) -> None:
+    """Every output of SVT (cutoff 1) at random ε₀, threshold and answers, against quad."""
+    from faier.mechanisms.library.statdp import sparse
+
+    program = sparse("svt", 3, 3, eps0, cutoff=1, threshold=t)
+    exact: dict[object, ExpSum] = {}
+    for path in paths(lambda ctx: program.body(q, ctx)):
+        exact[path.output] = exact.get(path.output, ExpSum(())) + probability(
+            path.noise, path.constraints
+        )
+    assert sum(exact.values(), ExpSum(())) == ExpSum.rational(1)
+    bt, bq = float(2 / eps0), float(4 / eps0)
+    for k in range(len(q) + 1):
+
+        def f(z: float, k: int = k) -> float:
+            value = lap_pdf(z, bt)
+            for i in range(min(k, len(q))):
+                value *= lap_cdf(float(t) + z - q[i], bq)
+            if k < len(q):
+                value *= 1 - lap_cdf(float(t) + z - q[k], bq)
+            return value
+
+        output = tuple([False] * k + ([True] if k < len(q) else []))
+        kinks = [0.0, *(v - float(t) for v in q)]
+        assert exact.get(output, ExpSum(())).approx() == pytest.approx(
+            quad(f, kinks), rel=1e-8, abs=1e-13
+        )
