@@ -386,7 +386,8 @@ def epsilon(problem: Problem, budget: Budget) -> Result:
             best_high = max(best_high, high)
     if best is None:
         return _unsupported(problem, None, "no output is possible on both sides", started)
-    witness, _, _ = _witness(problem, table, best[0], best[1], table.outputs[best[2]])
+    witness, p_best, q_best = _witness(problem, table, best[0], best[1], table.outputs[best[2]])
+    closed_form = _log_ratio(p_best, q_best) if best_high - best_low < 1e-12 else None
     reason = None
     method = _method(table, s, len(found))
     if not table.complete:
@@ -416,11 +417,24 @@ def epsilon(problem: Problem, budget: Budget) -> Result:
         target=problem.name,
         privacy=describe,
         method=method,
-        enclosure=Enclosure(best_low, best_high),
+        enclosure=Enclosure(best_low, best_high, closed_form if table.complete else None),
         certified_witness=witness,
         reason=reason,
         statistics=replace(stats, seconds=time.perf_counter() - started),
     )
+
+
+def _log_ratio(p: ExpSum, q: ExpSum) -> str | None:
+    """ln(p/q) in closed form when p = c·e^r·q exactly (r + ln c), e.g. ``7/10``."""
+    if p.is_zero or q.is_zero:
+        return None
+    (r1, c1), (r2, c2) = p.terms[-1], q.terms[-1]
+    r, c = r1 - r2, c1 / c2
+    if p != q * ExpSum.of([(r, c)]):
+        return None
+    if c == 1:
+        return str(r)
+    return f"ln({c})" if r == 0 else f"{r} + ln({c})"
 
 
 def _measure(table: Table) -> str:
