@@ -76,6 +76,8 @@ def test_exact_boundaries_are_decided_exactly() -> None:
     assert (
         faier.verify("noisy-max-exponential", "0.7", settings={"n": "3"}).verdict is Verdict.HOLDS
     )
+    exponential = faier.epsilon("noisy-max-exponential", settings={"n": "3"}).enclosure
+    assert exponential is not None and exponential.closed_form == "7/10"
     below = faier.verify("noisy-max-exponential", "0.6999999999", settings={"n": "3"})
     assert below.verdict is Verdict.VIOLATED
     histogram = faier.epsilon("histogram-laplace", settings={"n": "3"})
