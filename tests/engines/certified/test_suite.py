@@ -209,3 +209,28 @@ def test_probabilities_below_float_range_are_decided_exactly(tmp_path: Path) -> 
     assert result.enclosure.lower <= 1000 <= result.enclosure.upper
     assert faier.verify(str(source), "1000").verdict is Verdict.HOLDS
     assert faier.verify(str(source), "999.9999").verdict is Verdict.VIOLATED
+
+
+def test_epsilon_delta_for_discrete_outputs_against_quad() -> None:
+    """max over pairs of Σ max(0, p − e^0.5·q) from quad; verify just above holds, below fails."""
+    grid = list(itertools.product(range(3), repeat=3))
+    table = {x: argmax_reference(x, "laplace") for x in grid}
+    worst = 0.0
+    for x in grid:
+        for step in itertools.product((-1, 0, 1), repeat=3):
+            y = tuple(a + s for a, s in zip(x, step, strict=True))
+            if any(step) and y in table:
+                gap = sum(
+                    max(0.0, p - math.exp(0.5) * q) for p, q in zip(table[x], table[y], strict=True)
+                )
+                worst = max(worst, gap)
+    above = faier.verify(
+        "noisy-max-laplace", "0.5", settings={"n": "3"}, delta=f"{worst + 1e-7:.12f}"
+    )
+    assert above.verdict is Verdict.HOLDS
+    below = faier.verify(
+        "noisy-max-laplace", "0.5", settings={"n": "3"}, delta=f"{worst - 1e-7:.12f}"
+    )
+    assert below.verdict is Verdict.VIOLATED and below.certified_witness is not None
+    unknown = faier.epsilon("noisy-max-laplace", settings={"n": "3"}, delta="0.01")
+    assert unknown.exit_code == 3 and "not decided" in (unknown.reason or "")

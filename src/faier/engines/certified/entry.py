@@ -78,11 +78,6 @@ class CertifiedEngine:
                 "the certified engine decides differential privacy over an input grid",
                 "leave out the Pufferfish scenario",
             )
-        if options.delta is not None:
-            return Refusal(
-                "(ε, δ) with continuous noise is not decided yet (pure ε only)",
-                "leave out --delta",
-            )
         try:
             import flint  # noqa: F401
         except ImportError:
@@ -92,6 +87,8 @@ class CertifiedEngine:
     def epsilon(self, problem: Problem, options: Options, progress: Progress | None) -> Result:
         from faier.engines.certified import engine
 
+        if options.delta is not None:
+            return engine.delta_unknown(problem, None, options.delta)
         return engine.epsilon(
             problem, Budget(options.timeout, options.max_states, progress=progress)
         )
@@ -101,6 +98,9 @@ class CertifiedEngine:
     ) -> Result:
         from faier.engines.certified import engine
 
+        if options.delta is not None:
+            budget = Budget(options.timeout, options.max_states, progress=progress)
+            return engine.verify_delta(problem, eps, options.delta, budget)
         return engine.verify(
             problem, eps, Budget(options.timeout, options.max_states, progress=progress)
         )
