@@ -87,8 +87,10 @@ def exp_epsilon_ball(eps: Epsilon, bits: int) -> Any:
     exact = exp_epsilon(eps)
     if exact is not None:
         return ball(exact)
+    import sympy
+
     digits = int(bits * 0.302) + 10
-    text = str(eps.expr.evalf(digits))
+    text = str(sympy.exp(eps.expr).evalf(digits))
     return flint.arb(text) * flint.arb(1, flint.arb(10) ** (-digits + 3))
 
 
