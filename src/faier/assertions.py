@@ -26,7 +26,7 @@ How it decides (``method``):
 A failure is an ``AssertionError`` whose message shows the verdict, ε*, and
 the witness in the mechanism's own terms (both inputs, the output or event,
 both probabilities, exact or counted), and for a statistical check the
-p-value and the seed that replays it.
+p-value and the random seed that replays it.
 """
 
 from __future__ import annotations
@@ -439,5 +439,7 @@ def statistical_message(
         ("seed", f"{seed} (replay: seed={seed}, or pytest --faier-seed {seed})"),
     ]
     if not reproducible:
-        rows.append(("note", "the mechanism has its own random source: the seed cannot replay it"))
+        rows.append(
+            ("note", "the mechanism has its own random source: the random seed cannot replay it")
+        )
     return _table(head, rows)

@@ -116,7 +116,7 @@ def _replay(failure: assertions.Failure) -> str:
         f"(p = {failure.p_value:.3g}); replay: pytest --faier-seed {failure.seed}"
     )
     if not failure.reproducible:
-        text += " (the mechanism has its own random source: the seed cannot replay it)"
+        text += " (the mechanism has its own random source: the random seed cannot replay it)"
     return text
 
 
