@@ -237,6 +237,14 @@ def screen(table: Table, problem: Problem) -> Screen:
     return Screen(values, zero, pairs, infinite_ok)
 
 
+def _ratio_enclosure(p: ExpSum, q: ExpSum) -> Enclosure:
+    """A witness's ratio p/q as a float interval from balls; ∞ when q is exactly 0."""
+    if q.is_zero:
+        return Enclosure(math.inf, math.inf, "∞")
+    with balls.precision(balls.PRECISIONS[0]):
+        return Enclosure(*balls.floats(balls.ball(p) / balls.ball(q)))
+
+
 def _witness(
     problem: Problem, table: Table, i: int, j: int, o: Hashable
 ) -> tuple[CertifiedWitness, ExpSum, ExpSum]:
@@ -244,12 +252,7 @@ def _witness(
     q = table.exact[j].get(o, ExpSum(()))
     mechanism = problem.mechanism
     assert isinstance(mechanism, Program)
-    if q.is_zero:
-        ratio = Enclosure(math.inf, math.inf, "∞")
-    else:
-        with balls.precision(balls.PRECISIONS[0]):
-            low, high = balls.floats(balls.ball(p) / balls.ball(q))
-        ratio = Enclosure(low, high)
+    ratio = _ratio_enclosure(p, q)
     witness = CertifiedWitness(
         _plain(table.inputs[i]),
         _plain(table.inputs[j]),
@@ -412,11 +415,7 @@ def _event_witness(
 ) -> CertifiedWitness:
     mechanism = problem.mechanism
     assert isinstance(mechanism, Program)
-    if q.is_zero:
-        ratio = Enclosure(math.inf, math.inf, "∞")
-    else:
-        with balls.precision(balls.PRECISIONS[0]):
-            ratio = Enclosure(*balls.floats(balls.ball(p) / balls.ball(q)))
+    ratio = _ratio_enclosure(p, q)
     names = ", ".join(mechanism.output_name(o) for o in event)
     return CertifiedWitness(
         _plain(table.inputs[i]),
@@ -676,12 +675,7 @@ def _separable_witness(
     point = densities.separable_point(a, b if b is not None else a)
     p = densities.separable_density(a, point)
     q = ExpSum(()) if b is None else densities.separable_density(b, point)
-    if q.is_zero:
-        ratio = Enclosure(math.inf, math.inf, "∞")
-    else:
-        with balls.precision(balls.PRECISIONS[0]):
-            low, high = balls.floats(balls.ball(p) / balls.ball(q))
-        ratio = Enclosure(low, high)
+    ratio = _ratio_enclosure(p, q)
     return CertifiedWitness(
         _plain(table.inputs[i]),
         _plain(table.inputs[j]),
