@@ -1,0 +1,655 @@
+"""Decisions on interval-valued probability tables: every probability a certified ball.
+
+Where a probability has no exact closed form (Gaussian noise: integrals of
+densities times CDFs; discrete noise whose tails are truncated), a producer
+gives each input's output probabilities as arb balls guaranteed to contain
+the truth, and this module decides on them, soundly:
+
+* :func:`verify` (pure ε): holds when every certified upper bound of p/q is
+  ≤ e^ε; violated when some certified lower bound exceeds it (the witness
+  carries both balls); otherwise the table is recomputed at a higher
+  precision (``BallTable.refine``) up to :data:`MAX_BITS`, then unknown
+  with the ratio's interval.
+* :func:`epsilon`: ε* enclosed in [max of lower bounds, max of upper bounds]
+  of ln(p/q) over every comparison, tightened the same way to a relative
+  width of :data:`TARGET`.
+* :func:`verify_delta`: δ(ε) = Σ_ω max(0, p − e^ε·q) enclosed for each
+  ordered pair; decided when the enclosure is clear of δ (the witness is the
+  event where p − e^ε·q is certainly positive, with both its probabilities).
+* :func:`epsilon_delta`: the least ε with δ(ε) ≤ δ on every pair, enclosed by
+  bisection on certified bounds of δ(ε), which is nonincreasing in ε.
+
+A producer's interface is :class:`BallTable` alone: the inputs, the
+outputs, the balls, a sentence for ``Result.method`` and optionally
+``refine(bits)``.  An output missing from an input's dict has probability
+exactly 0 (an infinite loss where the neighbour's ball is certainly
+positive); a present output's ball may contain 0.  :func:`from_exact` wraps
+exact closed forms (Laplace/exponential ExpSums) in the same interface.
+
+Comparisons are screened in float64 on the balls' outward-rounded bounds,
+with a relative margin of :data:`MARGIN` that covers the rounding of the
+screen itself; every comparison inside the margin is settled in arb.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from faier.core.budget import Budget
+from faier.core.problem import Problem
+from faier.engines.certified import balls
+from faier.engines.certified.exppoly import ExpSum
+from faier.errors import InternalError, MechanismError
+from faier.mechanisms.program import Program
+from faier.privacy.budget import Epsilon
+from faier.privacy.neighbours import neighbour_pairs
+from faier.privacy.specs import DifferentialPrivacy
+from faier.results import CertifiedWitness, Enclosure, Loss, Result, Statistics, Verdict
+
+MARGIN = 1e-9
+"""Relative band around a decision inside which the float screen does not decide."""
+TARGET = 1e-9
+"""Relative width an ε* interval is tightened to (absolute below ε = 1)."""
+LADDER = (64, 128, 256, 512, 1024)
+"""Working precisions a table is recomputed at, in turn, when balls straddle a decision."""
+MAX_BITS = LADDER[-1]
+EPSILON_CAP = 512.0
+"""The largest ε the search for the least ε at a given δ tries before reporting a lower bound."""
+
+
+@dataclass(frozen=True)
+class BallTable:
+    """Each input's output probabilities as certified arb balls.
+
+    ``values[i][o]`` contains Pr[o | inputs[i]] for certain; an output absent
+    from ``values[i]`` has probability exactly 0.  ``refine(bits)`` returns
+    the same table computed at a higher working precision (tighter balls);
+    None when the balls cannot be tightened.
+    """
+
+    inputs: tuple[Hashable, ...]
+    outputs: tuple[Hashable, ...]
+    values: tuple[dict[Hashable, Any], ...]
+    method: str
+    """How the balls were computed (it opens ``Result.method``)."""
+    bits: int = 128
+    refine: Callable[[int], BallTable] | None = None
+    names: dict[Hashable, str] | None = None
+    """Output names for witnesses (default: the mechanism's ``output_name``)."""
+
+    def finer(self) -> BallTable | None:
+        """The table at the next precision of :data:`LADDER`, or None at the end."""
+        if self.refine is None:
+            return None
+        higher = [b for b in LADDER if b > self.bits]
+        return self.refine(higher[0]) if higher else None
+
+
+def from_exact(
+    inputs: tuple[Hashable, ...],
+    outputs: tuple[Hashable, ...],
+    exact: tuple[dict[Hashable, ExpSum], ...],
+    method: str,
+    bits: int = 128,
+) -> BallTable:
+    """Exact closed forms (ExpSums) as balls at ``bits``, refinable to any precision."""
+    values = []
+    with balls.precision(bits):
+        for dist in exact:
+            values.append({o: balls.ball(v) for o, v in dist.items() if not v.is_zero})
+    return BallTable(
+        inputs,
+        outputs,
+        tuple(values),
+        method,
+        bits,
+        refine=lambda b: from_exact(inputs, outputs, exact, method, b),
+    )
+
+
+def check_total(problem: Problem, table: BallTable) -> None:
+    """Every input's balls must sum to a ball containing 1 (else the producer is wrong)."""
+    import flint
+
+    with balls.precision(table.bits):
+        for x, dist in zip(table.inputs, table.values, strict=True):
+            total = flint.arb(0)
+            for value in dist.values():
+                total += value
+            if not total.contains(1):
+                raise InternalError(
+                    f"the output probabilities of {problem.name} on {x} sum to {total.str()}, "
+                    "a ball that does not contain 1"
+                )
+
+
+@dataclass(frozen=True)
+class _Screen:
+    """The table's balls as outward-rounded float bounds, and the ordered neighbour pairs."""
+
+    lower: Any
+    upper: Any
+    present: Any
+    pairs: Any
+
+
+def pairs_of(problem: Problem, inputs: tuple[Hashable, ...]) -> Any:
+    """Ordered neighbour pairs (i, j) of the grid, as an array; bad input when there are none."""
+    privacy = problem.privacy
+    assert isinstance(privacy, DifferentialPrivacy)
+    index = {x: i for i, x in enumerate(inputs)}
+    pairs = np.array(
+        [(index[x], index[y]) for x, y in neighbour_pairs(privacy.neighbours, inputs)],
+        dtype=np.int64,
+    ).reshape(-1, 2)
+    if len(pairs) == 0:
+        raise MechanismError(
+            f"no two inputs of {problem.name} are neighbours under "
+            f"'{privacy.neighbours.describe()}'",
+            fix="choose another neighbour relation or a larger input grid",
+        )
+    return pairs
+
+
+def _screen(problem: Problem, table: BallTable) -> _Screen:
+    out_index = {o: k for k, o in enumerate(table.outputs)}
+    shape = (len(table.inputs), len(table.outputs))
+    lower, upper = np.zeros(shape), np.zeros(shape)
+    present = np.zeros(shape, dtype=bool)
+    for i, dist in enumerate(table.values):
+        for o, value in dist.items():
+            k = out_index[o]
+            low, high = balls.floats(value)
+            lower[i, k], upper[i, k] = max(low, 0.0), high
+            present[i, k] = True
+    return _Screen(lower, upper, present, pairs_of(problem, table.inputs))
+
+
+def _exp_bounds(eps: float) -> tuple[float, float]:
+    """Floats below and above e^eps (math.exp is within an ulp; two steps outward)."""
+    if eps > 709:
+        return math.inf, math.inf
+    e = math.exp(eps)
+    return math.nextafter(math.nextafter(e, 0), 0), math.nextafter(
+        math.nextafter(e, math.inf), math.inf
+    )
+
+
+def _arb_exp(eps: Epsilon | float, bits: int) -> Any:
+    import flint
+
+    if isinstance(eps, Epsilon):
+        return balls.exp_epsilon_ball(eps, bits)
+    return flint.arb(eps).exp()
+
+
+def _describe(problem: Problem, inputs: int, pairs: int) -> str:
+    return (
+        f"{problem.privacy.describe()}; every neighbouring pair of the {inputs} inputs of "
+        f"the grid ({pairs} ordered pairs)"
+    )
+
+
+def _name(problem: Problem, table: BallTable, o: Hashable) -> str:
+    if table.names is not None and o in table.names:
+        return table.names[o]
+    mechanism = problem.mechanism
+    assert isinstance(mechanism, Program)
+    return mechanism.output_name(o)
+
+
+def _plain(x: Hashable) -> Any:
+    return list(x) if isinstance(x, tuple) else x
+
+
+def _enclosure(value: Any) -> Enclosure:
+    low, high = balls.floats(value)
+    return Enclosure(max(low, 0.0), high)
+
+
+def _ratio(p: Any, q: Any) -> Enclosure:
+    if q is None:
+        return Enclosure(math.inf, math.inf, "∞")
+    if not q > 0:
+        return Enclosure(balls.floats(p / q.upper())[0] if q.upper() > 0 else 0.0, math.inf)
+    return Enclosure(*balls.floats(p / q))
+
+
+def _witness(problem: Problem, table: BallTable, i: int, j: int, o: Hashable) -> CertifiedWitness:
+    p = table.values[i][o]
+    q = table.values[j].get(o)
+    return CertifiedWitness(
+        _plain(table.inputs[i]),
+        _plain(table.inputs[j]),
+        _name(problem, table, o),
+        _enclosure(p),
+        Enclosure(0.0, 0.0, "0") if q is None else _enclosure(q),
+        _ratio(p, q),
+    )
+
+
+def _method(table: BallTable, s: _Screen, rechecked: int, extra: str = "") -> str:
+    return (
+        f"{table.method}; {len(s.pairs) * len(table.outputs)} comparisons screened in float64 on "
+        f"the balls' bounds, {rechecked} settled in ball arithmetic at {table.bits} bits" + extra
+    )
+
+
+def _result(
+    problem: Problem,
+    table: BallTable,
+    s: _Screen,
+    started: float,
+    method: str,
+    **fields: Any,
+) -> Result:
+    return Result(
+        target=problem.name,
+        privacy=_describe(problem, len(table.inputs), len(s.pairs)),
+        method=method,
+        statistics=Statistics(seconds=time.perf_counter() - started, comparisons=len(s.pairs)),
+        **fields,
+    )
+
+
+# ---------------------------------------------------------------- pure ε
+
+
+def _verify_once(
+    problem: Problem, table: BallTable, eps: Epsilon, budget: Budget
+) -> tuple[str, tuple[int, int, Hashable] | None, _Screen, int]:
+    """("holds" | "violated" | "infinite" | "unknown", the comparison that decided, …)."""
+    s = _screen(problem, table)
+    e_low, e_high = _exp_bounds(eps.value)
+    left, right = s.pairs[:, 0], s.pairs[:, 1]
+    p_low, p_high = s.lower[left], s.upper[left]
+    q_low, q_high = s.lower[right], s.upper[right]
+    has_p, has_q = s.present[left], s.present[right]
+    infinite = has_p & ~has_q & (p_low > 0)
+    if infinite.any():
+        k, o = (int(v[0]) for v in np.nonzero(infinite))
+        return "infinite", (int(left[k]), int(right[k]), table.outputs[o]), s, 0
+    unclear = has_p & ~has_q
+    both = has_p & has_q
+    with np.errstate(invalid="ignore", over="ignore"):
+        fine = p_high <= e_low * q_low * (1 - MARGIN)
+        bad = both & (p_low >= e_high * q_high * (1 + MARGIN))
+    near = both & ~fine & ~bad
+    if bad.any():
+        with np.errstate(divide="ignore", invalid="ignore"):
+            score = np.where(bad, p_low / np.where(bad, q_high, 1.0), -1.0)
+        top = np.unravel_index(int(np.argmax(score)), score.shape)
+        first = [(int(top[0]), int(top[1]))]  # confirmed in ball arithmetic, first
+    else:
+        first = []
+    order = first + [(int(k), int(o)) for k, o in zip(*np.nonzero(near), strict=True)]
+    undecided: tuple[int, int, Hashable] | None = None
+    if unclear.any():
+        k, o = (int(v[0]) for v in np.nonzero(unclear))
+        undecided = (int(left[k]), int(right[k]), table.outputs[o])
+    with balls.precision(table.bits):
+        e = _arb_exp(eps, table.bits)
+        for k, o in order:
+            budget.check_time()
+            i, j = int(left[k]), int(right[k])
+            output = table.outputs[o]
+            difference = table.values[i][output] - e * table.values[j][output]
+            if difference > 0:
+                return "violated", (i, j, output), s, len(order)
+            if not difference <= 0 and undecided is None:
+                undecided = (i, j, output)
+    return ("holds" if undecided is None else "unknown"), undecided, s, len(order)
+
+
+def verify(problem: Problem, eps: Epsilon, table: BallTable, budget: Budget) -> Result:
+    """holds (every certified ratio ≤ e^ε), violated (a certified witness) or unknown."""
+    started = time.perf_counter()
+    while True:
+        outcome, where, s, rechecked = _verify_once(problem, table, eps, budget)
+        finer = table.finer() if outcome == "unknown" else None
+        if finer is None:
+            break
+        table = finer
+    witness = None if where is None else _witness(problem, table, *where)
+    verdict = {
+        "holds": Verdict.HOLDS,
+        "violated": Verdict.VIOLATED,
+        "infinite": Verdict.VIOLATED,
+        "unknown": Verdict.UNKNOWN,
+    }[outcome]
+    reason = None
+    if outcome == "unknown":
+        reason = (
+            f"a ratio's ball contains e^ε at {table.bits} bits (the largest precision tried): "
+            "undecided"
+        )
+    infinite = outcome == "infinite"
+    return _result(
+        problem,
+        table,
+        s,
+        started,
+        _method(table, s, rechecked),
+        verdict=verdict,
+        epsilon=str(eps),
+        epsilon_star=Loss(None) if infinite else None,
+        enclosure=Enclosure(math.inf, math.inf) if infinite else None,
+        certified_witness=witness,
+        reason=reason,
+    )
+
+
+def _epsilon_once(
+    problem: Problem, table: BallTable, budget: Budget
+) -> tuple[Enclosure, tuple[int, int, Hashable] | None, _Screen, int]:
+    s = _screen(problem, table)
+    left, right = s.pairs[:, 0], s.pairs[:, 1]
+    p_low, p_high = s.lower[left], s.upper[left]
+    q_low, q_high = s.lower[right], s.upper[right]
+    has_p, has_q = s.present[left], s.present[right]
+    infinite = has_p & ~has_q & (p_low > 0)
+    if infinite.any():
+        k, o = (int(v[0]) for v in np.nonzero(infinite))
+        return Enclosure(math.inf, math.inf), (int(left[k]), int(right[k]), table.outputs[o]), s, 1
+    both = has_p & has_q
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low = np.where(both, p_low / np.where(both, q_high, 1.0), 0.0)
+        high = np.where(both, p_high / np.where(both & (q_low > 0), q_low, 0.0), 0.0)
+    high = np.where(has_p & ~has_q, math.inf, np.nan_to_num(high, nan=math.inf))
+    best = float(low.max()) if low.size else 0.0
+    candidates = np.nonzero(high >= best * (1 - MARGIN))
+    lower, upper = -math.inf, -math.inf
+    where: tuple[int, int, Hashable] | None = None
+    with balls.precision(table.bits):
+        for k, o in zip(*candidates, strict=True):
+            budget.check_time()
+            i, j, output = int(left[k]), int(right[k]), table.outputs[int(o)]
+            p, q = table.values[i].get(output), table.values[j].get(output)
+            if p is None:
+                continue
+            if q is None or not q > 0:
+                upper = math.inf
+                continue
+            ratio = p / q
+            if ratio > 0:
+                lo, hi = balls.floats(ratio.log())
+            else:
+                lo, hi = -math.inf, balls.floats(ratio.upper().log())[1] if ratio.upper() > 0 else 0
+            if lo > lower:
+                lower, where = lo, (i, j, output)
+            upper = max(upper, hi)
+    return Enclosure(lower, upper), where, s, len(candidates[0])
+
+
+def _narrow(enclosure: Enclosure) -> bool:
+    if math.isinf(enclosure.lower):
+        return True
+    return enclosure.upper - enclosure.lower <= TARGET * max(1.0, abs(enclosure.lower))
+
+
+def epsilon(problem: Problem, table: BallTable, budget: Budget) -> Result:
+    """ε* as a certified interval (∞ with a certificate), tightened to :data:`TARGET`."""
+    started = time.perf_counter()
+    while True:
+        enclosure, where, s, rechecked = _epsilon_once(problem, table, budget)
+        finer = None if _narrow(enclosure) else table.finer()
+        if finer is None:
+            break
+        table = finer
+    witness = None if where is None else _witness(problem, table, *where)
+    infinite = math.isinf(enclosure.lower)
+    reason = None
+    if not _narrow(enclosure):
+        reason = f"the interval is as narrow as the balls at {table.bits} bits allow"
+    method = _method(table, s, rechecked)
+    if infinite:
+        method += "; an output certainly possible on one input has probability exactly 0 on "
+        method += "its neighbour: no finite ε"
+    return _result(
+        problem,
+        table,
+        s,
+        started,
+        method,
+        epsilon_star=Loss(None) if infinite else None,
+        enclosure=enclosure,
+        certified_witness=witness,
+        reason=reason,
+    )
+
+
+# ---------------------------------------------------------------- (ε, δ)
+
+
+def _delta_bounds(s: _Screen, eps: float) -> tuple[Any, Any]:
+    """Certified float bounds of δ(ε) for every ordered pair (the screen's rounding included)."""
+    e_low, e_high = _exp_bounds(eps)
+    left, right = s.pairs[:, 0], s.pairs[:, 1]
+    q_low = np.where(s.present[right], s.lower[right], 0.0)
+    q_high = np.where(s.present[right], s.upper[right], 0.0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        high_terms = np.where(q_low > 0, s.upper[left] - e_low * q_low, s.upper[left])
+        low_terms = np.where(q_high > 0, s.lower[left] - e_high * q_high, s.lower[left])
+    upper = np.maximum(np.nan_to_num(high_terms, nan=0.0, neginf=0.0), 0.0).sum(axis=1)
+    lower = np.maximum(np.nan_to_num(low_terms, nan=0.0, neginf=0.0), 0.0).sum(axis=1)
+    scale = 1.0 + (float(s.upper.max()) if s.upper.size else 0.0) * min(e_high, 1e300)
+    slack = 4 * len(s.upper[0] if len(s.upper) else ()) * 2.0**-52 * scale
+    return lower - slack, upper + slack
+
+
+def _delta_ball(table: BallTable, i: int, j: int, e: Any) -> tuple[Any, list[Hashable]]:
+    """δ(ε) of the pair (i, j) as a ball, and the event where p − e^ε·q is certainly > 0."""
+    import flint
+
+    total = flint.arb(0)
+    event: list[Hashable] = []
+    for o, p in table.values[i].items():
+        q = table.values[j].get(o)
+        difference = p if q is None else p - e * q
+        if difference > 0:
+            event.append(o)
+        total += difference.max(flint.arb(0))
+    return total, event
+
+
+def _event_witness(
+    problem: Problem, table: BallTable, i: int, j: int, event: list[Hashable]
+) -> CertifiedWitness:
+    import flint
+
+    p, q = flint.arb(0), flint.arb(0)
+    for o in event:
+        p += table.values[i][o]
+        q += table.values[j].get(o, flint.arb(0))
+    names = ", ".join(_name(problem, table, o) for o in event)
+    return CertifiedWitness(
+        _plain(table.inputs[i]),
+        _plain(table.inputs[j]),
+        f"one of {{{names}}}",
+        _enclosure(p),
+        _enclosure(q),
+        _ratio(p, q if q > 0 or not q.is_zero() else None),
+    )
+
+
+def _delta_once(
+    problem: Problem, table: BallTable, eps: Epsilon, delta: Fraction, budget: Budget
+) -> tuple[str, tuple[int, int, list[Hashable], Any] | None, _Screen, int]:
+    s = _screen(problem, table)
+    lower, upper = _delta_bounds(s, eps.value)
+    d = float(delta)
+    order = sorted(np.nonzero(upper > d * (1 - MARGIN))[0], key=lambda k: -float(lower[k]))
+    undecided = None
+    with balls.precision(table.bits):
+        e = _arb_exp(eps, table.bits)
+        bound = balls._rational(delta)
+        for k in order:
+            budget.check_time()
+            i, j = int(s.pairs[k, 0]), int(s.pairs[k, 1])
+            total, event = _delta_ball(table, i, j, e)
+            if total > bound:
+                return "violated", (i, j, event, total), s, len(order)
+            if not total <= bound and undecided is None:
+                undecided = (i, j, event, total)
+    return ("holds" if undecided is None else "unknown"), undecided, s, len(order)
+
+
+DELTA_METHOD = "; δ(ε) = Σ max(0, p − e^ε·q) enclosed per ordered pair"
+
+
+def verify_delta(
+    problem: Problem, eps: Epsilon, delta: Fraction, table: BallTable, budget: Budget
+) -> Result:
+    """(ε, δ): holds when every pair's δ(ε) is certainly ≤ δ, violated when one is above."""
+    started = time.perf_counter()
+    while True:
+        outcome, where, s, rechecked = _delta_once(problem, table, eps, delta, budget)
+        finer = table.finer() if outcome == "unknown" else None
+        if finer is None:
+            break
+        table = finer
+    witness = None
+    reason = None
+    if where is not None:
+        i, j, event, total = where
+        witness = _event_witness(problem, table, i, j, event) if event else None
+        shown = _enclosure(total).show()
+        reason = (
+            f"δ(ε) ∈ {shown} > δ = {delta} on this pair"
+            if outcome == "violated"
+            else f"δ(ε) ∈ {shown} contains δ = {delta} at {table.bits} bits: undecided"
+        )
+    verdict = {"holds": Verdict.HOLDS, "violated": Verdict.VIOLATED, "unknown": Verdict.UNKNOWN}
+    return _result(
+        problem,
+        table,
+        s,
+        started,
+        _method(table, s, rechecked, DELTA_METHOD),
+        verdict=verdict[outcome],
+        epsilon=str(eps),
+        delta=delta,
+        certified_witness=witness,
+        reason=reason,
+    )
+
+
+def _bisect(s: _Screen, delta: float) -> tuple[float | None, float | None, str | None]:
+    """(ε known too small, ε known large enough, why the search stopped early) in floats."""
+
+    def above(eps: float) -> bool | None:
+        lower, upper = _delta_bounds(s, eps)
+        if float(upper.max()) <= delta:
+            return False
+        if float(lower.max()) > delta:
+            return True
+        return None
+
+    start = above(0.0)
+    if start is False:
+        return None, 0.0, None
+    low: float | None = 0.0 if start else None
+    high = 1.0
+    while True:
+        verdict = above(high)
+        if verdict is False:
+            break
+        if verdict:
+            low = high
+        if high >= EPSILON_CAP:
+            return low, None, f"δ(ε) stays above δ up to ε = {EPSILON_CAP:g}"
+        high *= 2
+    for _ in range(200):
+        base = 0.0 if low is None else low
+        if high - base <= TARGET * max(1.0, base) / 4:
+            break
+        middle = (base + high) / 2
+        verdict = above(middle)
+        if verdict is None:
+            return low, high, "the balls cannot separate δ(ε) from δ between these bounds"
+        if verdict:
+            low = middle
+        else:
+            high = middle
+    return low, high, None
+
+
+def epsilon_delta(problem: Problem, delta: Fraction, table: BallTable, budget: Budget) -> Result:
+    """The least ε with δ(ε) ≤ δ on every neighbouring pair, as a certified interval."""
+    started = time.perf_counter()
+    while True:
+        s = _screen(problem, table)
+        low, high, stopped = _limit_or_bisect(s, float(delta))
+        wide = stopped is not None and "cannot separate" in stopped
+        finer = table.finer() if wide else None
+        if finer is None:
+            break
+        table = finer
+        budget.check_time()
+    method = _method(table, s, 0, DELTA_METHOD + ", bisected over ε on its certified bounds")
+    if low == math.inf:
+        k = int(np.argmax(_limit(s)))
+        i, j = int(s.pairs[k, 0]), int(s.pairs[k, 1])
+        event = [o for o in table.values[i] if o not in table.values[j]]
+        return _result(
+            problem,
+            table,
+            s,
+            started,
+            method,
+            delta=delta,
+            epsilon_star=Loss(None),
+            enclosure=Enclosure(math.inf, math.inf),
+            certified_witness=_event_witness(problem, table, i, j, event),
+            reason="outputs impossible on a neighbour carry more than δ: no finite ε",
+        )
+    witness = None
+    if low is not None:
+        lower, _ = _delta_bounds(s, low)
+        k = int(np.argmax(lower))
+        i, j = int(s.pairs[k, 0]), int(s.pairs[k, 1])
+        with balls.precision(table.bits):
+            total, event = _delta_ball(table, i, j, _arb_exp(low, table.bits))
+            if not total > balls._rational(delta):
+                raise InternalError(f"δ({low!r}) was screened above δ but its ball is not")
+        witness = _event_witness(problem, table, i, j, event)
+    enclosure = Enclosure(0.0 if low is None else low, math.inf if high is None else high)
+    if high == 0.0:
+        enclosure = Enclosure(0.0, 0.0, "0")
+    return _result(
+        problem,
+        table,
+        s,
+        started,
+        method,
+        delta=delta,
+        enclosure=enclosure,
+        certified_witness=witness,
+        reason=None if stopped is None else f"{stopped}: the interval is what is proved",
+    )
+
+
+def _limit(s: _Screen) -> Any:
+    """Certified lower bounds, per pair, of the mass on outputs impossible on the neighbour."""
+    left, right = s.pairs[:, 0], s.pairs[:, 1]
+    alone = s.present[left] & ~s.present[right]
+    slack = 4 * len(s.upper[0] if len(s.upper) else ()) * 2.0**-52
+    return np.where(alone, s.lower[left], 0.0).sum(axis=1) - slack
+
+
+def _limit_or_bisect(s: _Screen, delta: float) -> tuple[float | None, float | None, str | None]:
+    if float(_limit(s).max()) > delta:
+        return math.inf, None, None
+    return _bisect(s, delta)
+
+
+def with_delta(result: Result, delta: Fraction) -> Result:
+    """The result with δ recorded (for answers reached before any δ was computed)."""
+    return replace(result, delta=delta)
