@@ -1,16 +1,22 @@
 """A certified upper bound on sup_v g(v)/h(v) for two exact piecewise output densities.
 
-Branch and bound in ball arithmetic.  A bounded piece [a, b] is a ball in v,
-and g(ball)/h(ball) encloses the ratio over it; a box whose enclosure stays
-above the threshold is halved (its rational midpoint is also evaluated
-exactly, which can raise the lower bound).  The two unbounded pieces are
-mapped onto u ∈ [0, 1] by u = e^{−δ·|v − A|} (A the outermost breakpoint, δ
-the gcd of the exponents there): a density there is Σ c_m·e^{λ_m v} with
-λ_m = ∓m·δ, i.e. a polynomial in u, so after dividing by the lowest power
-of h the ratio is P(u)/Q(u) with Q(0) ≠ 0 on a closed interval, enclosed the
-same way; its value at u = 0 (the limit at ±∞) is a lower bound of the
-supremum.  Terms with powers of v on the tails (t^k·e^{λv}) are not mapped,
-and neither is a box after ``limit`` splits: the bound is then not proved.
+Branch and bound in ball arithmetic on F = g − T·h: the ratio is at most T
+wherever h > 0 exactly when F ≤ 0, and F is an exponential polynomial whose
+terms of equal exponent are merged into one ball each, so it cancels far
+less than g(box)/h(box) evaluated term by term.  A bounded piece [a, b] is
+settled when F′ has one sign there (F is then at most its value at an end:
+a maximum at a kink costs one box, not a descent to the kink), or when the
+second-order Taylor form F(m) + |F′(m)|·w + |F″(box)|·w²/2 is ≤ 0; else it
+is halved, and the ratio at its rational midpoint (a ball) can raise the
+lower bound.  The two unbounded pieces are mapped onto u ∈ [0, 1] by
+u = e^{−δ·|v − A|} (A the outermost breakpoint, δ the gcd of the exponents
+there): a density there is Σ c_m·e^{λ_m v} with λ_m = ∓m·δ, i.e. a
+polynomial in u, so after dividing by the lowest power of h the question is
+P(u) − T·Q(u) ≤ 0 on a closed interval, settled by the signs of its
+coefficients or the same way; P(0)/Q(0) (the limit at ±∞) is a lower bound
+of the supremum.  Terms with powers of v on the tails (t^k·e^{λv}) are not
+mapped, and neither is a box after ``limit`` splits: the bound is then not
+proved.  Each search is remembered by the pair's shapes (:func:`prove_below`).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from faier.engines.certified import balls
-from faier.engines.certified.exppoly import ExpSum, Key, Piecewise, piece_at
+from faier.engines.certified.exppoly import ExpSum, Key, Piecewise
 
 
 @dataclass
@@ -41,79 +47,6 @@ def _arb_q(q: Any) -> Any:
     import flint
 
     return flint.arb(int(q.numerator)) / int(q.denominator)
-
-
-_CONVERTED: dict[tuple[int, Any], Any] = {}
-
-
-def _arb_cached(q: Any) -> Any:
-    """The ball of a rational at the working precision (memoised per precision)."""
-    import flint
-
-    key = (flint.ctx.prec, q)
-    found = _CONVERTED.get(key)
-    if found is None:
-        if len(_CONVERTED) > 200_000:
-            _CONVERTED.clear()
-        found = _CONVERTED[key] = _arb_q(q)
-    return found
-
-
-Terms = list[tuple[int, Any, Any, Any]]
-_PREPARED: dict[int, tuple[Mapping[Key, Any], Terms, Terms]] = {}
-
-
-def _prepared(piece: Mapping[Key, Any]) -> tuple[Terms, Terms]:
-    """The piece's terms and its derivative's as balls (k, λ, r, q), converted once per
-    piece object: a density is compared with every neighbour's."""
-    import flint
-
-    found = _PREPARED.get(id(piece))
-    if found is None or found[0] is not piece or flint.ctx.prec != balls.PRECISIONS[0]:
-
-        def terms(p: Mapping[Key, Any]) -> Terms:
-            return [(k, _arb_q(lam), _arb_q(r), _arb_q(q)) for (k, lam, r), q in p.items()]
-
-        if len(_PREPARED) > 100_000:
-            _PREPARED.clear()
-        found = _PREPARED[id(piece)] = (piece, terms(piece), terms(_derivative(piece)))
-    return found[1], found[2]
-
-
-def _eval_terms(terms: Terms, t: Any) -> Any:
-    import flint
-
-    total = flint.arb(0)
-    for k, lam, r, q in terms:
-        term = q * (lam * t + r).exp()
-        total += term * t**k if k else term
-    return total
-
-
-def _eval_t(piece: Mapping[Key, Any], t: Any) -> Any:
-    return _eval_terms(_prepared(piece)[0], t)
-
-
-def _derivative(piece: Mapping[Key, Any]) -> dict[Key, Any]:
-    """d/dt of Σ q·t^k·e^{λt + r}: k·t^{k−1} and λ·t^k terms."""
-    out: dict[Key, Any] = {}
-    for (k, lam, r), q in piece.items():
-        if k:
-            out[(k - 1, lam, r)] = out.get((k - 1, lam, r), 0) + q * k
-        if lam:
-            out[(k, lam, r)] = out.get((k, lam, r), 0) + q * lam
-    return out
-
-
-def _mean_value(
-    n_mid: Any, d_mid: Any, n: Any, d: Any, dn: Any, dd: Any, half_width: Any
-) -> float | None:
-    """Upper end of R(m) + R'(box)·[−w/2, w/2] for R = n/d (the centred form: its excess
-    over the true range shrinks with the square of the width); None if d may vanish."""
-    if not (d > 0 and d_mid > 0):
-        return None
-    slope = (dn * d - n * dd) / (d * d)
-    return float((n_mid / d_mid + abs(slope) * half_width).upper())
 
 
 def _polynomial_derivative(coefficients: list[Any]) -> list[Any]:
@@ -234,30 +167,184 @@ LIMIT = 4000
 """Boxes split per density ratio before the bound is given up (then: unknown)."""
 
 
+ShapeKey = tuple[tuple[Any, ...], tuple[frozenset[tuple[Key, Any]], ...]]
+_SHAPES: dict[int, tuple[Piecewise, ShapeKey, Any]] = {}
+_SEARCHED: dict[tuple[ShapeKey, ShapeKey, Any, int], tuple[float, Outcome]] = {}
+CACHE_LIMIT = 200_000
+"""Shapes and searches remembered (then forgotten all at once, as the other caches)."""
+
+
+def _shape(g: Piecewise) -> tuple[ShapeKey, Any]:
+    """g's shape (g moved so that its first breakpoint is 0, as a hashable key) and that
+    breakpoint a, so g(v) = G(v − a); memoised per function object."""
+    found = _SHAPES.get(id(g))
+    if found is not None and found[0] is g:
+        return found[1], found[2]
+    anchor: Any = g.breaks[0] if g.breaks else 0
+    moved = g.shift(anchor) if anchor else g
+    key = (tuple(moved.breaks), tuple(frozenset(p.items()) for p in moved.pieces))
+    if len(_SHAPES) > CACHE_LIMIT:
+        _SHAPES.clear()
+    _SHAPES[id(g)] = (g, key, anchor)
+    return key, anchor
+
+
+def _moved(outcome: Outcome, offset: Any) -> Outcome:
+    if outcome.point is None or isinstance(outcome.point, str) or not offset:
+        return outcome
+    return Outcome(outcome.proved, outcome.lower, outcome.point + offset, outcome.unbounded)
+
+
 def prove_below(g: Piecewise, h: Piecewise, threshold: float, limit: int = LIMIT) -> Outcome:
-    """Whether sup g/h ≤ threshold over every v where h > 0, by branch and bound."""
+    """Whether sup g/h ≤ threshold over every v where h > 0, by branch and bound.
+
+    The supremum depends only on the two shapes and their offset (sup_v G(v − a)/H(v − c)
+    = sup_u G(u)/H(u + a − c)), and on nothing else of the pair: Noisy Max's densities
+    are equal for inputs equal up to a permutation, and a shifted pair is the same search.
+    So each search is remembered by (shape of g, shape of h, a − c): a ratio proved below
+    t is below every threshold ≥ t, and a certified lower bound above the threshold stays
+    one; any other question searches again.
+    """
+    (shape_g, a), (shape_h, c) = _shape(g), _shape(h)
+    key = (shape_g, shape_h, a - c, limit)
+    found = _SEARCHED.get(key)
+    if found is not None:
+        searched, outcome = found
+        if outcome.unbounded or (outcome.proved and threshold >= searched):
+            return _moved(outcome, a)
+        if not outcome.proved and outcome.lower > threshold:
+            return _moved(outcome, a)
     with balls.precision(balls.PRECISIONS[0]):
-        return _prove_below(g, h, threshold, limit)
+        outcome = _prove_below(g, h, threshold, limit)
+    if len(_SEARCHED) > CACHE_LIMIT:
+        _SEARCHED.clear()
+    _SEARCHED[key] = (threshold, _moved(outcome, -a))
+    return outcome
+
+
+Term = tuple[int, Any, Any, Any]
+"""(k, exact λ, λ as a ball, c as a ball) of c·t^k·e^{λt}."""
+_COEFFICIENTS: dict[tuple[int, int], tuple[Mapping[Key, Any], list[Term]]] = {}
+
+
+def _terms(piece: Mapping[Key, Any]) -> list[Term]:
+    """The piece as Σ c·t^k·e^{λt} with c = q·e^r a ball, equal (k, λ) merged (memoised
+    per piece object and precision)."""
+    import flint
+
+    key = (id(piece), flint.ctx.prec)
+    found = _COEFFICIENTS.get(key)
+    if found is not None and found[0] is piece:
+        return found[1]
+    merged: dict[tuple[int, Any], Any] = {}
+    balls_of: dict[Any, Any] = {}
+    for (k, lam, r), q in piece.items():
+        c = _arb_q(q) * (_arb_q(r).exp() if r else 1)
+        merged[(k, lam)] = merged[(k, lam)] + c if (k, lam) in merged else c
+        balls_of[lam] = _arb_q(lam)
+    terms = [(k, lam, balls_of[lam], c) for (k, lam), c in merged.items()]
+    if len(_COEFFICIENTS) > CACHE_LIMIT:
+        _COEFFICIENTS.clear()
+    _COEFFICIENTS[key] = (piece, terms)
+    return terms
+
+
+def _excess(n: list[Term], d: list[Term], bound: Any) -> list[Term]:
+    """F = n − T·d as terms: the ratio n/d ≤ T wherever d > 0 exactly when F ≤ 0."""
+    merged: dict[tuple[int, Any], tuple[Any, Any]] = {(k, lam): (lb, c) for k, lam, lb, c in n}
+    for k, lam, lb, c in d:
+        before = merged.get((k, lam))
+        merged[(k, lam)] = (lb, (before[1] if before else 0) - bound * c)
+    return [(k, lam, lb, c) for (k, lam), (lb, c) in merged.items()]
+
+
+def _differentiated(terms: list[Term]) -> list[Term]:
+    """d/dt of Σ c·t^k·e^{λt}: k·c·t^{k−1}·e^{λt} + λ·c·t^k·e^{λt}."""
+    merged: dict[tuple[int, Any], tuple[Any, Any]] = {}
+    for k, lam, lb, c in terms:
+        parts = ([(k - 1, c * k)] if k else []) + ([(k, c * lb)] if lam else [])
+        for power, value in parts:
+            before = merged.get((power, lam))
+            merged[(power, lam)] = (lb, before[1] + value if before else value)
+    return [(k, lam, lb, c) for (k, lam), (lb, c) in merged.items()]
+
+
+def _evaluate(terms: list[Term], t: Any) -> Any:
+    import flint
+
+    total = flint.arb(0)
+    for k, lam, lb, c in terms:
+        term = c * (lb * t).exp() if lam else c
+        total += term * t**k if k else term
+    return total
+
+
+Function = tuple[Any, Any, Any]
+"""F, F′ and F″ as functions of a ball."""
+
+
+def _exp_function(terms: list[Term]) -> Function:
+    first = _differentiated(terms)
+    second = _differentiated(first)
+    return (
+        lambda t: _evaluate(terms, t),
+        lambda t: _evaluate(first, t),
+        lambda t: _evaluate(second, t),
+    )
+
+
+def _poly_function(coefficients: list[Any]) -> Function:
+    first = _polynomial_derivative(coefficients)
+    second = _polynomial_derivative(first)
+    return (
+        lambda u: _horner(coefficients, u),
+        lambda u: _horner(first, u),
+        lambda u: _horner(second, u),
+    )
+
+
+def _at_most_zero(f: Function, a: Any, b: Any) -> bool:
+    """Whether F ≤ 0 on [a, b], proved in ball arithmetic.
+
+    F monotone on the box (F′ of one sign) is at most its value at one end; otherwise
+    the second-order Taylor form F(m) + |F′(m)|·w + |F″(box)|·w²/2 (w the half-width),
+    whose excess shrinks with the square of the width; the plain enclosure F(box) is
+    also tried, since far from a maximum it is often enough.
+    """
+    value, slope, curvature = f
+    box = _ball(a, b)
+    rising = slope(box)
+    if rising > 0:
+        return bool(value(_arb_q(b)) <= 0)
+    if rising < 0:
+        return bool(value(_arb_q(a)) <= 0)
+    if value(box) <= 0:
+        return True
+    half = _arb_q(b - a) / 2
+    middle = _arb_q((a + b) / 2)
+    taylor = value(middle) + abs(slope(middle)) * half + abs(curvature(box)) * half * half / 2
+    return bool(taylor <= 0)
 
 
 def _prove_below(g: Piecewise, h: Piecewise, threshold: float, limit: int) -> Outcome:
+    """Branch and bound on F = g − T·h ≤ 0, piece by piece and on the two tails."""
+    import flint
+
     from faier.engines.certified.exppoly import Q
 
+    bound = flint.arb(threshold)
     breaks = sorted(set(g.breaks) | set(h.breaks))
     best = Outcome(True, -math.inf, None)
-    work: list[tuple[str, Any, Any, int]] = []
     if not breaks:
         breaks = [Q(0)]
-    for a, b in itertools.pairwise(breaks):
-        work.append(("t", a, b, 0))
-    work.append(("right", Q(0), Q(1), 0))
-    work.append(("left", Q(0), Q(1), 0))
-    tails: dict[str, tuple[list[Any], list[Any]] | None] = {}
+    work: list[tuple[str, Any, Any, int]] = [("t", a, b, 0) for a, b in itertools.pairwise(breaks)]
+    work += [("right", Q(0), Q(1), 0), ("left", Q(0), Q(1), 0)]
+    functions: dict[Any, tuple[Function, list[Term], list[Term]] | None] = {}
     for side, anchor, direction in (("right", breaks[-1], 1), ("left", breaks[0], -1)):
         probe = anchor + direction
         n_piece, d_piece = g.pieces[g.piece_index(probe)], h.pieces[h.piece_index(probe)]
         if not n_piece:
-            tails[side] = None
+            functions[side] = None
             continue
         shape = _tail(n_piece, d_piece, anchor, direction)
         if shape is None:
@@ -265,78 +352,61 @@ def _prove_below(g: Piecewise, h: Piecewise, threshold: float, limit: int) -> Ou
         if shape == "unbounded":
             return Outcome(False, math.inf, f"v → {'+' if direction > 0 else '−'}∞", True)
         assert not isinstance(shape, str)
-        tails[side] = shape
         p, q = shape
-        limit_ratio = p[0] / q[0]
-        low = float(limit_ratio.lower())
+        low = float((p[0] / q[0]).lower())
         if low > best.lower:
             best = Outcome(True, low, f"v → {'+' if direction > 0 else '−'}∞")
+        if _signs_settle(p, q, threshold):
+            functions[side] = None
+            continue
+        excess = [pc - bound * qc for pc, qc in zip(p, q, strict=True)]
+        functions[side] = (_poly_function(excess), [], [])
     if best.lower > threshold:
         return Outcome(False, best.lower, best.point)
     splits = 0
-    with balls.precision(balls.PRECISIONS[0]):
-        while work:
-            kind, a, b, depth = work.pop()
-            if kind == "t":
-                mid = (a + b) / 2
-                n_piece = g.pieces[g.piece_index(mid)]
-                if not n_piece:
-                    continue
-                d_piece = h.pieces[h.piece_index(mid)]
-                if depth == 0 and (constant := proportional(n_piece, d_piece)) is not None:
-                    ratio = balls.ball(constant[0]) / balls.ball(constant[1])
-                    if float(ratio.upper()) <= threshold:
-                        continue
-                    low = float(ratio.lower())
-                    if low > best.lower:
-                        best = Outcome(True, low, mid)
-                    if low > threshold:
-                        return Outcome(False, low, mid)
-                ball = _ball(a, b)
-                centre = _arb_q(mid)
-                (n_terms, n_slope), (d_terms, d_slope) = _prepared(n_piece), _prepared(d_piece)
-                upper = _mean_value(
-                    _eval_terms(n_terms, centre),
-                    _eval_terms(d_terms, centre),
-                    _eval_terms(n_terms, ball),
-                    _eval_terms(d_terms, ball),
-                    _eval_terms(n_slope, ball),
-                    _eval_terms(d_slope, ball),
-                    _arb_q(b - a) / 2,
-                )
-            else:
-                tail = tails[kind]
-                if tail is None:
-                    continue
-                p, q = tail
-                if depth == 0 and _signs_settle(p, q, threshold):
-                    continue
-                ball = _ball(a, b)
-                centre = _arb_q((a + b) / 2)
-                upper = _mean_value(
-                    _horner(p, centre),
-                    _horner(q, centre),
-                    _horner(p, ball),
-                    _horner(q, ball),
-                    _horner(_polynomial_derivative(p), ball),
-                    _horner(_polynomial_derivative(q), ball),
-                    _arb_q(b - a) / 2,
-                )
-            if upper is not None and upper <= threshold:
-                continue
-            if kind == "t":
-                value_n, value_d = piece_at(n_piece, mid), piece_at(d_piece, mid)
-                if not value_d.is_zero:
-                    ratio = balls.ball(value_n) / balls.ball(value_d)
-                    low = float(ratio.lower())
-                    if low > best.lower:
-                        best = Outcome(True, low, mid)
-                    if low > threshold:
-                        return Outcome(False, low, mid)
-            splits += 1
-            if splits > limit:
-                return Outcome(False, best.lower, best.point)
+    while work:
+        kind, a, b, depth = work.pop()
+        if kind == "t":
             mid = (a + b) / 2
-            work.append((kind, a, mid, depth + 1))
-            work.append((kind, mid, b, depth + 1))
+            key: Any = g.piece_index(mid), h.piece_index(mid)
+            if key not in functions:
+                n_piece, d_piece = g.pieces[key[0]], h.pieces[key[1]]
+                functions[key] = None
+                if n_piece:
+                    constant = proportional(n_piece, d_piece)
+                    if constant is not None:
+                        ratio = balls.ball(constant[0]) / balls.ball(constant[1])
+                        low = float(ratio.lower())
+                        if low > best.lower:
+                            best = Outcome(True, low, mid)
+                        if low > threshold:
+                            return Outcome(False, low, mid)
+                        if not ratio <= bound:
+                            return Outcome(False, best.lower, best.point)
+                    else:
+                        n, d = _terms(n_piece), _terms(d_piece)
+                        functions[key] = (_exp_function(_excess(n, d, bound)), n, d)
+        else:
+            key = kind
+        found = functions[key]
+        if found is None:
+            continue
+        f, n, d = found
+        if _at_most_zero(f, a, b):
+            continue
+        if kind == "t":
+            centre = _arb_q(mid)
+            below = _evaluate(d, centre)
+            if below > 0:
+                low = float((_evaluate(n, centre) / below).lower())
+                if low > best.lower:
+                    best = Outcome(True, low, mid)
+                if low > threshold:
+                    return Outcome(False, low, mid)
+        splits += 1
+        if splits > limit:
+            return Outcome(False, best.lower, best.point)
+        half = (a + b) / 2
+        work.append((kind, a, half, depth + 1))
+        work.append((kind, half, b, depth + 1))
     return best
