@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ from faier.engines.statistical import combine, subjects
 from faier.engines.statistical.combine import BoundReport, CertifyReport
 from faier.engines.statistical.config import Config, parse_epsilons
 from faier.engines.statistical.entry import StatisticalEngine
-from faier.engines.statistical.reports import StatReport
+from faier.engines.statistical.reports import Candidate, StatReport
 from faier.engines.statistical.subjects import Subject, Vector
 from faier.engines.statistical.tester import Progress
 from faier.errors import MechanismError, SpecError
@@ -395,6 +396,68 @@ def statistical_test(
         return _tester().test(subject, config, progress)
 
 
+MAX_CERTIFIED_LENGTH = 5
+"""Longest input of a suite name whose certified ε* ``bound`` computes (the grid has
+(m + 1)ⁿ inputs: 243 at n = 5 with m = 2, 59 049 at n = 10)."""
+
+
+def _noise_epsilon(claim: Epsilon, options: Options) -> Fraction | None:
+    """The ε₀ a suite mechanism's noise was set with, as an exact rational (None: irrational)."""
+    if options.mechanism_epsilon is not None:
+        try:
+            noise = Epsilon.parse(options.mechanism_epsilon)
+        except SpecError as exc:
+            raise exc.located("--mechanism-epsilon") from None
+    else:
+        noise = claim
+    return noise.rational if noise.rational is not None and noise.rational > 0 else None
+
+
+def _certified_example(
+    name: str, eps0: Fraction, args: Mapping[str, Any], n: int, m: int
+) -> Problem:
+    """The built-in example of a suite name (``examples/continuous.py``) with these settings."""
+    settings = {"n": str(n), "m": str(m), "eps0": str(eps0)}
+    if "T" in args:
+        settings["T"] = str(Fraction(repr(float(args["T"]))))
+    if "N" in args:
+        settings["cutoff"] = str(int(args["N"]))
+    return api.load_problem(name, settings=settings)
+
+
+def _extent(vectors: Sequence[Any]) -> tuple[int, int]:
+    """(n, m): the longest input and the largest answer, at least 1, within the examples' limits."""
+    n = max(len(v) for v in vectors)
+    m = max((math.ceil(abs(float(q))) for v in vectors for q in v), default=1)
+    return n, min(max(m, 1), 20)
+
+
+def suite_model(name: str, eps0: Fraction) -> combine.Model:
+    """A candidate's program for a suite name: the built-in example with the candidate's
+    arguments (threshold T, cutoff N) and the noise ε₀ of the test, over its own inputs."""
+    built: dict[tuple[Any, ...], Program[Any]] = {}
+
+    def model(candidate: Candidate) -> tuple[Program[Any], Hashable, Hashable]:
+        left, right = candidate.left.value, candidate.right.value
+        n, m = _extent([left, right])
+        args = dict(candidate.left.args)
+        key = (n, m, tuple(sorted(args.items())))
+        if key not in built:
+            mechanism = _certified_example(name, eps0, args, n, m).mechanism
+            assert isinstance(mechanism, Program)
+            built[key] = mechanism
+        return built[key], tuple(left), tuple(right)
+
+    return model
+
+
+def has_model(target: Target) -> bool:
+    """Whether a sampled target is a suite name with a built-in continuous model."""
+    from faier.examples.registry import find_example
+
+    return isinstance(target, str) and target in SUITE and find_example(target) is not None
+
+
 def certify(
     target: Target,
     *,
@@ -405,23 +468,40 @@ def certify(
     progress: Progress | None = None,
     **fields: Any,
 ) -> CertifyReport:
-    """Test, then compute every candidate's two probabilities exactly: real or spurious."""
+    """Test, then compute every candidate's two probabilities: real or spurious.
+
+    Discrete models get exact rationals (the exact engine); programs with
+    continuous noise and the continuous suite's names get certified
+    enclosures (closed forms in arb balls) from the certified engine's
+    symbolic execution, the suite's noise set by the claim (or
+    ``mechanism_epsilon``), which must then be rational.
+    """
     chosen = Options.parse(options, **fields)
     sampled = as_sampled(target, chosen.name)
-    if sampled is not None:
+    if sampled is not None and not has_model(target):
         raise MechanismError(
-            f"{sampled.name} has no discrete model, so its probabilities cannot be computed "
-            "exactly",
-            fix="certify needs a faier mechanism (built-in example or @faier.program); "
-            "use 'faier test' or 'faier bound' for sampled mechanisms",
+            f"{sampled.name} has no model, so its probabilities cannot be computed",
+            fix="certify needs a faier mechanism (built-in example, @faier.program, a name of "
+            "the continuous suite); use 'faier test' or 'faier bound' for sampled mechanisms",
         )
     claim = _claim(claimed, None)
+    model: combine.Model | None = None
+    if sampled is not None:
+        eps0 = _noise_epsilon(claim, chosen)
+        if eps0 is None:
+            raise SpecError(
+                f"the noise ε₀ of {target} is not a positive rational, so its densities have "
+                "no closed form here",
+                where="--mechanism-epsilon" if chosen.mechanism_epsilon else "--claimed",
+                fix="give it as a decimal or fraction (e.g. 0.7), or --mechanism-epsilon 0.7",
+            )
+        model = suite_model(str(target), eps0)
     config = _config(claim, chosen)
     with hard_deadline(chosen.timeout):
-        subject, problem = _subject(target, claim, chosen, lengths, pairs, resolved=(None,))
+        subject, problem = _subject(target, claim, chosen, lengths, pairs, resolved=(sampled,))
         report = _tester().test(subject, config, progress)
-    assert problem is not None
-    return combine.certify(problem, report, claim)
+    assert problem is not None or model is not None
+    return combine.certify(problem, report, claim, model)
 
 
 def bound(
@@ -436,10 +516,14 @@ def bound(
     progress: Progress | None = None,
     **fields: Any,
 ) -> BoundReport:
-    """The tester's interval, then exact ε* (discrete models) or the statistical lower bound.
+    """The tester's interval, then ε* from the deciding engine, or the statistical lower bound.
 
-    ``bisection`` also bisects the tester's interval with exact verdicts, to
-    ``precision`` (a width in ε).
+    Discrete models: the exact ε*; programs with continuous noise and the
+    continuous suite's names: the certified engine's ε* interval over the
+    grid {0..m}ⁿ of the tested inputs (n the length of the inputs behind the
+    tester's loss interval, m their largest answer), with the candidate's
+    arguments and the test's noise.  ``bisection`` also bisects the tester's
+    interval with that engine's verdicts, to ``precision`` (a width in ε).
     """
     if not precision > 0:
         raise SpecError(
@@ -455,10 +539,51 @@ def bound(
     with hard_deadline(chosen.timeout):
         subject, problem = _subject(target, claim, chosen, lengths, pairs, resolved=(sampled,))
         report = _tester().test(subject, config, progress)
+    notes: tuple[str, ...] = ()
+    if problem is None and claim is not None and has_model(target):
+        problem, notes = _suite_problem(str(target), claim, chosen, report)
     if problem is not None and isinstance(problem.mechanism, Interactive):
         longest = max(len(s.value) for s in subject.sides)
         problem = problem.with_horizon(problem.horizon or longest)
-    return combine.bound(problem, report, bisection=bisection, precision=precision)
+    with hard_deadline(chosen.timeout):
+        return combine.bound(
+            problem,
+            report,
+            bisection=bisection,
+            precision=precision,
+            options=chosen,
+            notes=notes,
+        )
+
+
+def _suite_problem(
+    name: str, claim: Epsilon, options: Options, report: StatReport
+) -> tuple[Problem | None, tuple[str, ...]]:
+    """The continuous suite's built-in example for the tested inputs (see :func:`bound`)."""
+    eps0 = _noise_epsilon(claim, options)
+    if eps0 is None:
+        return None, (f"the noise ε₀ {claim.text} is not rational: no certified ε* for {name}",)
+    chosen = report.interval.candidate if report.interval is not None else None
+    if chosen is None and report.points:
+        chosen = report.points[0].candidate
+    if chosen is None:
+        return None, ()
+    tested = [p.candidate for p in report.points] + [chosen]
+    n, m = _extent([chosen.left.value, chosen.right.value])
+    if n > MAX_CERTIFIED_LENGTH:
+        return None, (
+            f"the tester's candidate has {n} queries; the certified ε* of {name} is computed "
+            f"up to {MAX_CERTIFIED_LENGTH} here (--lengths {MAX_CERTIFIED_LENGTH}, or "
+            f"'faier epsilon {name} --set n={n}')",
+        )
+    _, m = _extent([s.value for c in tested for s in (c.left, c.right) if len(s.value) == n])
+    problem = _certified_example(name, eps0, dict(chosen.left.args), n, m)
+    args = ", ".join(f"{k}={v}" for k, v in chosen.left.args)
+    return problem, (
+        f"ε* by the certified engine for {name} over {{0..{m}}}^{n} at ε₀ = {eps0}"
+        + (f" with {args}" if args else "")
+        + " (the inputs and arguments of the tester's candidate)",
+    )
 
 
 __all__ = [
@@ -476,4 +601,5 @@ __all__ = [
     "parse_pair",
     "problem_of",
     "statistical_test",
+    "suite_model",
 ]

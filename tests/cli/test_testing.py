@@ -112,7 +112,7 @@ def test_bound_text_shows_both_sides() -> None:
     assert "tester: ε* > 1.2" in text and "ln(288/73) ≈ 1.3725" in text
 
 
-def test_bound_of_a_black_box_is_statistical() -> None:
+def test_bound_beyond_the_certified_lengths_is_statistical() -> None:
     data = run_json(
         "bound",
         "histogram-laplace-wrong-scale",
@@ -120,11 +120,14 @@ def test_bound_of_a_black_box_is_statistical() -> None:
         "0.5",
         "--epsilons",
         "1,1.5",
+        "--lengths",
+        "10",
         *SMALL,
         code=3,
     )
     assert data["exact"] is None
     assert 1.5 < data["statistical_lower_bound"]["epsilon"] <= 2.0
+    assert any("--lengths 5" in note for note in data["notes"])
 
 
 def test_ctrl_c_prints_what_was_finished(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -263,7 +266,10 @@ def overflow(queries, epsilon, n, rng):
             "--lengths: noisy-max has a fixed input space",
         ),
         (["bound", "svt-laplace"], "--claimed: svt-laplace sets its noise from the claimed ε₀"),
-        (["certify", "svt-laplace", "--claimed", "0.7"], "svt-laplace has no discrete model"),
+        (
+            ["certify", "svt-laplace", "--claimed", "ln(2)"],
+            "--claimed: the noise ε₀ of svt-laplace is not a positive rational",
+        ),
         (
             ["test", "noisy-max-laplace", "--claimed", "0.7", "--plot", "curve.txt"],
             "--plot: cannot write a plot to 'curve.txt'",

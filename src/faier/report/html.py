@@ -354,8 +354,9 @@ def _certify_body(report: Any) -> str:
     parts = [_stat_body(report.test)]
     rows = "".join(
         f"<tr><td>{row.point.epsilon:g}</td><td>{row.point.p_value:.4g}</td>"
-        f"<td>{_e(_number(row.exact.p))}</td><td>{_e(_number(row.exact.q))}</td>"
-        f"<td>{_e(row.exact.loss.show())}</td><td>{'real' if row.real else 'spurious'}</td></tr>"
+        f"<td>{_e(_computed(row.exact, 'p'))}</td><td>{_e(_computed(row.exact, 'q'))}</td>"
+        f"<td>{_e(row.exact.show_loss() if row.exact is not None else row.reason or '')}</td>"
+        f"<td>{row.verdict}</td></tr>"
         for row in report.rows
     )
     if rows:
@@ -365,6 +366,14 @@ def _certify_body(report: Any) -> str:
         )
     parts.append(_result_body(report.result, Extras()))
     return "".join(parts)
+
+
+def _computed(found: Any, side: str) -> str:
+    """A certified row's probability: an exact rational, or its enclosure."""
+    if found is None:
+        return ""
+    value = getattr(found, side)
+    return _number(value) if isinstance(value, Fraction) else str(value.show())
 
 
 def _bound_body(report: Any) -> str:

@@ -131,17 +131,22 @@ def render_test(report: StatReport, console: Console) -> None:
 
 def render_certify(report: CertifyReport, console: Console) -> None:
     _settings(report.test, console)
-    table = Table(title="candidates certified by the exact engine", title_justify="left")
-    for column in ("ε", "p-value", "P(D1 ∈ E)", "P(D2 ∈ E)", "exact loss", "counterexample"):
+    certified = "certified engine" in report.result.method
+    engine = "the certified engine" if certified else "the exact engine"
+    table = Table(title=f"candidates certified by {engine}", title_justify="left")
+    loss = "certified loss" if certified else "exact loss"
+    for column in ("ε", "p-value", "P(D1 ∈ E)", "P(D2 ∈ E)", loss, "counterexample"):
         table.add_column(column, justify="left" if column == "counterexample" else "right")
+    styles = {"real": "red", "spurious": "green", "unknown": "yellow"}
     for row in report.rows:
+        computed = row.exact
         table.add_row(
             f"{row.point.epsilon:g}",
             _p(row.point.p_value),
-            str(row.exact.p),
-            str(row.exact.q),
-            row.exact.loss.show(),
-            Text("real", style="red") if row.real else Text("spurious", style="green"),
+            computed.show_p() if computed is not None else "—",
+            computed.show_q() if computed is not None else "—",
+            computed.show_loss() if computed is not None else (row.reason or "—"),
+            Text(row.verdict, style=styles[row.verdict]),
         )
     console.print(table)
     if report.rows:
@@ -160,6 +165,8 @@ def render_certify(report: CertifyReport, console: Console) -> None:
             )
         )
     render(report.result, console)
+    for note in report.notes:
+        console.print(Text(f"note: {note}", style="yellow"))
     if report.test.interrupted:
         console.print(Text(summary(report.test)[-1]))
 
@@ -189,11 +196,12 @@ def render_bound(report: BoundReport, console: Console) -> None:
             )
         )
     if report.exact is not None:
-        console.print(Text("exact engine:", style="bold"))
+        certified = report.exact.enclosure is not None or "certified" in report.exact.method
+        console.print(Text("certified engine:" if certified else "exact engine:", style="bold"))
         render(report.exact, console)
     if report.bisection:
         steps = ", ".join(f"{s.epsilon:.6g}: {s.verdict.value}" for s in report.bisection)
-        console.print(Text(f"bisection (exact verdicts): {steps}"))
+        console.print(Text(f"bisection (verdicts of the deciding engine): {steps}"))
         bracket = report.bracket
         if bracket is not None:
             console.print(

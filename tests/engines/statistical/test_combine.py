@@ -101,9 +101,15 @@ def test_interactive_candidates_are_certified_exactly() -> None:
     assert report.result.verdict is Verdict.VIOLATED
 
 
-def test_certify_needs_a_discrete_model() -> None:
-    with pytest.raises(MechanismError, match="no discrete model"):
-        t.certify("svt-laplace", claimed="0.7", epsilons="0.5", **FAST)
+def test_certify_needs_a_model() -> None:
+    from faier.mechanisms.sampled import vectorised
+
+    @vectorised(neighbours="one-query")
+    def noisy_first(queries, epsilon, n, rng):  # type: ignore[no-untyped-def]
+        return queries[0] + rng.laplace(scale=1 / epsilon, size=n)
+
+    with pytest.raises(MechanismError, match="has no model"):
+        t.certify(noisy_first, claimed="0.7", epsilons="0.5", **FAST)
 
 
 def test_bound_is_exactly_ln_288_over_73_and_the_tester_brackets_it() -> None:
@@ -134,8 +140,26 @@ def test_bisection_with_exact_verdicts_reaches_the_precision() -> None:
 
 
 def test_black_boxes_get_a_statistical_lower_bound() -> None:
-    report = t.bound("histogram-laplace-wrong-scale", claimed="0.5", epsilons="1.5,2.5", **FAST)
+    from faier.mechanisms.sampled import vectorised
+
+    @vectorised(neighbours="one-query")
+    def wrong_scale(queries, epsilon, n, rng):  # type: ignore[no-untyped-def]
+        return queries + rng.laplace(scale=epsilon, size=(n, queries.size))
+
+    report = t.bound(wrong_scale, claimed="0.5", epsilons="1.5,2.5", **FAST)
     assert report.exact is None and report.exit_code == 3
+    interval = report.test.interval
+    assert interval is not None and 1.8 < interval.lower_bound <= 2.0 <= interval.high
+
+
+def test_a_suite_name_gets_the_certified_epsilon_beside_the_statistical_bound() -> None:
+    """Histogram with Lap(ε₀) noise at ε₀ = 0.5: ε* = 1/ε₀ = 2 exactly (StatDP Alg. 10)."""
+    report = t.bound(
+        "histogram-laplace-wrong-scale", claimed="0.5", epsilons="1.5,2.5", lengths=5, **FAST
+    )
+    assert report.exact is not None and report.exit_code == 0
+    enclosure = report.exact.enclosure
+    assert enclosure is not None and enclosure.closed_form == "2"
     interval = report.test.interval
     assert interval is not None and 1.8 < interval.lower_bound <= 2.0 <= interval.high
 

@@ -17,6 +17,7 @@ P(D1 ∈ E) > e^ε·P(D2 ∈ E) exactly, and *spurious* otherwise.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -33,7 +34,7 @@ from faier.mechanisms.program import Program, StepProgram
 from faier.mechanisms.sampled import Outputs
 from faier.model.distribution import Distribution
 from faier.privacy.specs import Comparison, InteractiveDP
-from faier.results import Loss, loss_of
+from faier.results import Enclosure, Loss, loss_of
 
 
 @dataclass(frozen=True)
@@ -48,8 +49,33 @@ class ExactEvent:
         """e^loss = p/q (∞ when q = 0 < p)."""
         return loss_of(self.p, self.q)
 
+    def show_p(self) -> str:
+        return str(self.p)
+
+    def show_q(self) -> str:
+        return str(self.q)
+
+    def show_loss(self) -> str:
+        return "-∞" if self.p == 0 else self.loss.show()
+
     def to_json(self) -> dict[str, Any]:
-        return {"p": str(self.p), "q": str(self.q), "loss": self.loss.to_json()}
+        return {
+            "p": str(self.p),
+            "q": str(self.q),
+            "loss": self.loss.to_json(),
+            "p_enclosure": _exact_enclosure(self.p).to_json(),
+            "q_enclosure": _exact_enclosure(self.q).to_json(),
+        }
+
+
+def _exact_enclosure(value: Fraction) -> Enclosure:
+    """A rational as a certified float interval (rounded outward), its value the closed form."""
+    low = high = float(value)
+    if Fraction(low) > value:
+        low = math.nextafter(low, -math.inf)
+    if Fraction(high) < value:
+        high = math.nextafter(high, math.inf)
+    return Enclosure(low, high, str(value))
 
 
 class Certifier:

@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from faier.errors import BudgetExceeded, MechanismError, SpecError
+from faier.mechanisms.continuous import Continuous
 from faier.mechanisms.handlers import guarded
 from faier.mechanisms.interactive import HALTED, Interactive, LetterAutomaton
 from faier.mechanisms.program import Done, Program, StepProgram
@@ -45,6 +46,8 @@ class ModeContext:
     """
 
     def draw(self, dist: Distribution[T]) -> T:
+        if isinstance(dist, Continuous):
+            return float(dist.loc)  # type: ignore[return-value]  # the mode of every family
         if not isinstance(dist, Distribution):
             raise MechanismError(f"draw() needs a faier Distribution, got {type(dist).__name__}")
         top = max(p for _, p in dist.items)

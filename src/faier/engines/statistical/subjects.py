@@ -332,10 +332,11 @@ def _program_draws(
 ) -> tuple[tuple[Draw, ...], str]:
     draws: list[Draw] = []
     tables = 0
+    continuous = _draws_noise(mechanism)
     for side in sides:
         assert side.prior is not None
         draw: Draw | None = None
-        if not per_sample:
+        if not per_sample and not continuous:
             try:
                 draw = program_table(mechanism, side.prior)
                 tables += 1
@@ -343,6 +344,17 @@ def _program_draws(
                 draw = None
         draws.append(draw if draw is not None else program_loop(mechanism, side.prior))
     return tuple(draws), _sampling_note(tables, len(sides))
+
+
+def _draws_noise(mechanism: Program[Any] | StepProgram[Any, Any]) -> bool:
+    """A program drawing continuous noise has no finite table: it is run once per sample."""
+    if not isinstance(mechanism, Program):
+        return False
+    from faier.core.problem import Problem
+    from faier.engines.certified.entry import draws_noise
+    from faier.privacy.specs import DifferentialPrivacy
+
+    return draws_noise(Problem(mechanism.name, mechanism, DifferentialPrivacy(EveryQuery(1))))
 
 
 def _sampling_note(tables: int, sides: int) -> str:
