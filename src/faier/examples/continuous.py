@@ -25,7 +25,46 @@ EPS0 = ParameterSpec("eps0", "fraction", "7/10", "ε₀ that sets the noise scal
 CUTOFF = ParameterSpec("cutoff", "int", 1, "halt after this many ⊤ answers (N)", minimum=1)
 THRESHOLD = ParameterSpec("T", "fraction", "1", "public threshold")
 
+SIGMA = ParameterSpec("sigma", "fraction", "2", "standard deviation σ of the Gaussian noise")
+SIGMA_Q = ParameterSpec("sigma_q", "fraction", "4", "standard deviation of the query noise")
+
 Spec = tuple[str, str, str, tuple[ParameterSpec, ...], Callable[[dict[str, Any]], Problem]]
+
+
+def _sigma(v: dict[str, Any], name: str = "sigma") -> Fraction:
+    from faier.errors import SpecError
+
+    value = fraction(v[name])
+    if value <= 0:
+        raise SpecError(f"{name} must be positive", where=f"--set {name}={v[name]}", fix="e.g. 2")
+    return value
+
+
+def _gaussian(kind: str) -> Callable[[dict[str, Any]], Problem]:
+    def build(v: dict[str, Any]) -> Problem:
+        if kind == "noisy-max":
+            mechanism = statdp.noisy_max(
+                v["n"], v["m"], Fraction(1), noise="gaussian", report="index", sigma=_sigma(v)
+            )
+            neighbours: Any = EveryQuery(1)
+        elif kind == "svt":
+            mechanism = statdp.svt_gaussian(
+                v["n"],
+                v["m"],
+                _sigma(v),
+                _sigma(v, "sigma_q"),
+                cutoff=v.get("cutoff", 1),
+                threshold=fraction(v["T"]),
+            )
+            neighbours = EveryQuery(1)
+        else:
+            mechanism = statdp.histogram_gaussian(v["n"], v["m"], _sigma(v))
+            neighbours = OneQuery(1)
+        return Problem(
+            mechanism.name, mechanism, DifferentialPrivacy(neighbours), title=mechanism.doc
+        )
+
+    return build
 
 
 def _eps0(v: dict[str, Any]) -> Fraction:
@@ -75,6 +114,7 @@ def _sparse(variant: str) -> Callable[[dict[str, Any]], Problem]:
 
 
 _BASE = (QUERIES, ANSWERS, EPS0)
+_GAUSS = (QUERIES, ANSWERS, SIGMA)
 _SVT = (*_BASE, CUTOFF, THRESHOLD)
 
 SPECS: tuple[Spec, ...] = (
@@ -154,5 +194,26 @@ SPECS: tuple[Spec, ...] = (
         "StatDP §5.3, Alg. 15",
         _SVT,
         _sparse("isvt4"),
+    ),
+    (
+        "noisy-max-gaussian",
+        "Noisy Max, N(0, σ²), reports the index (continuous; (ε, δ))",
+        "StatDP §5.1, Alg. 5 with Gaussian noise",
+        _GAUSS,
+        _gaussian("noisy-max"),
+    ),
+    (
+        "svt-gaussian",
+        "Sparse Vector, Gaussian threshold and query noise (continuous; (ε, δ))",
+        "StatDP §5.3, Alg. 11 with Gaussian noise",
+        (*_GAUSS, SIGMA_Q, CUTOFF, THRESHOLD),
+        _gaussian("svt"),
+    ),
+    (
+        "histogram-gaussian",
+        "histogram, N(0, σ²) per bin, one-query neighbours (the Gaussian mechanism; no pure ε)",
+        "Balle and Wang 2018, Thm 8 (exact δ(ε))",
+        _GAUSS,
+        _gaussian("histogram"),
     ),
 )

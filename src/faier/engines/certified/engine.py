@@ -26,7 +26,7 @@ import numpy as np
 
 from faier.core.budget import Budget
 from faier.core.problem import Problem
-from faier.engines.certified import balls, densities, supremum
+from faier.engines.certified import balls, densities, gaussian, intervals, supremum
 from faier.engines.certified.exppoly import ExpSum, Piecewise
 from faier.engines.certified.integrate import Unsupported, probability
 from faier.engines.certified.symbolic import Constraint, Output, Path, paths
@@ -99,11 +99,13 @@ def _runs(mechanism: Program[Any], budget: Budget) -> list[list[Path]]:
     return runs
 
 
-def build_table(mechanism: Program[Any], budget: Budget) -> Table | Separable:
+def build_table(mechanism: Program[Any], budget: Budget) -> Table | Separable | gaussian.Table:
     """Each input's output distribution in closed form (path integrals memoised)."""
     runs = _runs(mechanism, budget)
     inputs = tuple(mechanism.inputs.values)
     count = sum(len(r) for r in runs)
+    if gaussian.draws_gaussian(runs):
+        return gaussian.build(mechanism.name, inputs, runs, budget)
     if any(_has_number(path.output) for run in runs for path in run):
         shapes = [densities.separable(run) for run in runs]
         if all(shape is not None for shape in shapes):
@@ -350,6 +352,28 @@ def delta_unknown(problem: Problem, eps: Epsilon | None, delta: Any) -> Result:
     )
 
 
+def epsilon_delta(problem: Problem, delta: Fraction, budget: Budget) -> Result:
+    """The least ε with δ(ε) ≤ δ on every pair, as a certified interval (:mod:`.intervals`)."""
+    started = time.perf_counter()
+    try:
+        table = _table(problem, budget)
+    except Unsupported as exc:
+        return replace(_unsupported(problem, None, str(exc), started), delta=delta)
+    if isinstance(table, gaussian.Table):
+        return gaussian.epsilon_delta(problem, delta, table, budget, started)
+    if isinstance(table, Table) and table.complete:
+        method = (
+            f"certified: symbolic execution over the noise ({table.paths} paths on "
+            f"{len(table.inputs)} inputs), each path's probability in closed form (exact "
+            f"exponential polynomials, {table.integrals} distinct integrals), enclosed in arb balls"
+        )
+        balls_table = intervals.from_exact(table.inputs, table.outputs, table.exact, method)
+        result = intervals.epsilon_delta(problem, delta, balls_table, budget)
+        seconds = time.perf_counter() - started
+        return replace(result, statistics=replace(result.statistics, seconds=seconds))
+    return delta_unknown(problem, None, delta)
+
+
 def verify_delta(problem: Problem, eps: Epsilon, delta: Fraction, budget: Budget) -> Result:
     """(ε, δ) for discrete outputs: δ(ε) = Σ_ω max(0, p − e^ε·q) per pair, decided exactly."""
     started = time.perf_counter()
@@ -358,6 +382,8 @@ def verify_delta(problem: Problem, eps: Epsilon, delta: Fraction, budget: Budget
         table = _table(problem, budget)
     except Unsupported as exc:
         return replace(_unsupported(problem, eps, str(exc), started), delta=delta)
+    if isinstance(table, gaussian.Table):
+        return gaussian.verify_delta(problem, eps, delta, table, budget, started)
     if isinstance(table, Separable) or not table.complete or exp_eps is None:
         return delta_unknown(problem, eps, delta)
     s = screen(table, problem)
@@ -434,7 +460,7 @@ def _pairs(problem: Problem, inputs: tuple[Hashable, ...]) -> list[tuple[int, in
     return [(index[x], index[y]) for x, y in neighbour_pairs(privacy.neighbours, inputs)]
 
 
-def _table(problem: Problem, budget: Budget) -> Table | Separable:
+def _table(problem: Problem, budget: Budget) -> Table | Separable | gaussian.Table:
     mechanism = problem.mechanism
     assert isinstance(mechanism, Program)
     return build_table(mechanism, budget)
@@ -447,6 +473,8 @@ def epsilon(problem: Problem, budget: Budget) -> Result:
         table = _table(problem, budget)
     except Unsupported as exc:
         return _unsupported(problem, None, str(exc), started)
+    if isinstance(table, gaussian.Table):
+        return gaussian.epsilon(problem, table, budget, started)
     if isinstance(table, Separable):
         return _separable_epsilon(problem, table, started)
     s = screen(table, problem)
@@ -560,6 +588,8 @@ def verify(problem: Problem, eps: Epsilon, budget: Budget) -> Result:
         table = _table(problem, budget)
     except Unsupported as exc:
         return _unsupported(problem, eps, str(exc), started)
+    if isinstance(table, gaussian.Table):
+        return gaussian.verify(problem, eps, table, budget, started)
     if isinstance(table, Separable):
         return _separable_verify(problem, table, eps, started)
     s = screen(table, problem)

@@ -85,10 +85,16 @@ class CertifiedEngine:
         return None
 
     def epsilon(self, problem: Problem, options: Options, progress: Progress | None) -> Result:
-        from faier.engines.certified import engine
+        from faier.engines.certified import discrete_noise, engine
 
+        if discrete_noise.draws_integer_noise(problem):
+            budget = Budget(options.timeout, options.max_states, progress=progress)
+            if options.delta is not None:
+                return discrete_noise.epsilon_delta(problem, options.delta, budget)
+            return discrete_noise.epsilon(problem, budget)
         if options.delta is not None:
-            return engine.delta_unknown(problem, None, options.delta)
+            budget = Budget(options.timeout, options.max_states, progress=progress)
+            return engine.epsilon_delta(problem, options.delta, budget)
         return engine.epsilon(
             problem, Budget(options.timeout, options.max_states, progress=progress)
         )
@@ -96,8 +102,13 @@ class CertifiedEngine:
     def verify(
         self, problem: Problem, eps: Epsilon, options: Options, progress: Progress | None
     ) -> Result:
-        from faier.engines.certified import engine
+        from faier.engines.certified import discrete_noise, engine
 
+        if discrete_noise.draws_integer_noise(problem):
+            budget = Budget(options.timeout, options.max_states, progress=progress)
+            if options.delta is not None:
+                return discrete_noise.verify_delta(problem, eps, options.delta, budget)
+            return discrete_noise.verify(problem, eps, budget)
         if options.delta is not None:
             budget = Budget(options.timeout, options.max_states, progress=progress)
             return engine.verify_delta(problem, eps, options.delta, budget)

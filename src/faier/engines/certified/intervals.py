@@ -114,7 +114,7 @@ def from_exact(
     )
 
 
-def check_total(problem: Problem, table: BallTable) -> None:
+def check_total(name: str, table: BallTable) -> None:
     """Every input's balls must sum to a ball containing 1 (else the producer is wrong)."""
     import flint
 
@@ -125,7 +125,7 @@ def check_total(problem: Problem, table: BallTable) -> None:
                 total += value
             if not total.contains(1):
                 raise InternalError(
-                    f"the output probabilities of {problem.name} on {x} sum to {total.str()}, "
+                    f"the output probabilities of {name} on {x} sum to {total.str()}, "
                     "a ball that does not contain 1"
                 )
 
@@ -460,7 +460,7 @@ def _delta_ball(table: BallTable, i: int, j: int, e: Any) -> tuple[Any, list[Has
 
 
 def _event_witness(
-    problem: Problem, table: BallTable, i: int, j: int, event: list[Hashable]
+    problem: Problem, table: BallTable, i: int, j: int, event: list[Hashable], note: str = ""
 ) -> CertifiedWitness:
     import flint
 
@@ -472,7 +472,7 @@ def _event_witness(
     return CertifiedWitness(
         _plain(table.inputs[i]),
         _plain(table.inputs[j]),
-        f"one of {{{names}}}",
+        f"one of {{{names}}}{note}",
         _enclosure(p),
         _enclosure(q),
         _ratio(p, q if q > 0 or not q.is_zero() else None),
@@ -619,7 +619,9 @@ def epsilon_delta(problem: Problem, delta: Fraction, table: BallTable, budget: B
             total, event = _delta_ball(table, i, j, _arb_exp(low, table.bits))
             if not total > balls._rational(delta):
                 raise InternalError(f"δ({low!r}) was screened above δ but its ball is not")
-        witness = _event_witness(problem, table, i, j, event)
+        shown = _enclosure(total).show()
+        note = f" (at ε = {low!r}: δ(ε) ∈ {shown} > δ)"
+        witness = _event_witness(problem, table, i, j, event, note)
     enclosure = Enclosure(0.0 if low is None else low, math.inf if high is None else high)
     if high == 0.0:
         enclosure = Enclosure(0.0, 0.0, "0")

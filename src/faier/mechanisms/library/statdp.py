@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from faier.errors import SpecError
-from faier.mechanisms.continuous import Continuous, exponential, laplace
+from faier.mechanisms.continuous import Continuous, exponential, gaussian, laplace
 from faier.mechanisms.handlers import Context
 from faier.mechanisms.inputs import grid
 from faier.mechanisms.program import Program
@@ -43,11 +43,16 @@ def _argmax(noisy: list[Any]) -> int:
     return best
 
 
-def noisy_max(n: int, m: int, eps0: Fraction, *, noise: str, report: str) -> Program[Any]:
-    """Noisy Max with Lap(2/ε₀) or Exp(2/ε₀) noise, reporting the index or the value."""
+def noisy_max(
+    n: int, m: int, eps0: Fraction, *, noise: str, report: str, sigma: Fraction | None = None
+) -> Program[Any]:
+    """Noisy Max with Lap(2/ε₀), Exp(2/ε₀) or N(0, σ²) noise, reporting the index or the value."""
     scale = 2 / eps0
 
     def draw() -> Continuous:
+        if noise == "gaussian":
+            assert sigma is not None
+            return gaussian(0, sigma)
         return laplace(0, scale) if noise == "laplace" else exponential(scale)
 
     def body(x: Any, ctx: Context) -> Any:
@@ -59,8 +64,56 @@ def noisy_max(n: int, m: int, eps0: Fraction, *, noise: str, report: str) -> Pro
         name=f"noisy-max-{noise}" + ("" if report == "index" else "-value"),
         body=body,
         inputs=grid(n, m),
-        doc=f"Noisy Max, {'Lap' if noise == 'laplace' else 'Exp'}(2/ε₀), reports the {report}",
+        doc=f"Noisy Max, {_noise_name(noise, sigma)}, reports the {report}",
         output_name=(lambda i: f"index {i}") if report == "index" else _show,
+    )
+
+
+def _noise_name(noise: str, sigma: Fraction | None) -> str:
+    return {"laplace": "Lap(2/ε₀)", "exponential": "Exp(2/ε₀)"}.get(noise, f"N(0, {sigma}²)")
+
+
+def histogram_gaussian(n: int, m: int, sigma: Fraction) -> Program[Any]:
+    """Every count plus N(0, σ²): the Gaussian mechanism releasing n noisy numbers."""
+
+    def body(x: Any, ctx: Context) -> Any:
+        return tuple(q + ctx.draw(gaussian(0, sigma)) for q in x)  # type: ignore[arg-type]
+
+    return Program(
+        name="histogram-gaussian",
+        body=body,
+        inputs=grid(n, m),
+        doc=f"histogram, N(0, {sigma}²) per bin (the Gaussian mechanism)",
+        output_name=_show,
+    )
+
+
+def svt_gaussian(
+    n: int, m: int, sigma: Fraction, sigma_q: Fraction, *, cutoff: int, threshold: Fraction
+) -> Program[Any]:
+    """Sparse Vector with Gaussian threshold noise N(0, σ²) and query noise N(0, σ_q²)."""
+
+    def body(x: Any, ctx: Context) -> Any:
+        noisy_threshold = threshold + ctx.draw(gaussian(0, sigma))  # type: ignore[arg-type]
+        out: list[Any] = []
+        hits = 0
+        for q in x:
+            if q + ctx.draw(gaussian(0, sigma_q)) >= noisy_threshold:  # type: ignore[arg-type]
+                out.append(True)
+                hits += 1
+                if hits >= cutoff:
+                    break
+            else:
+                out.append(False)
+        return tuple(out)
+
+    return Program(
+        name="svt-gaussian",
+        body=body,
+        inputs=grid(n, m),
+        doc=f"Sparse Vector, threshold {threshold} + N(0, {sigma}²), queries + N(0, {sigma_q}²), "
+        f"cutoff {cutoff}",
+        output_name=_show,
     )
 
 
