@@ -31,6 +31,7 @@ from faier.engines.statistical.certified_events import CertifiedEvent, EventMeas
 from faier.engines.statistical.events import AVG, MAX, MIN, VALUE, Condition, Event, Feature
 from faier.engines.statistical.significance import clopper_pearson, loss_interval
 from faier.mechanisms.library import statdp
+from faier.mechanisms.sampled import Outputs
 from faier.results import Verdict
 
 runner = CliRunner()
@@ -292,3 +293,39 @@ def test_a_constant_number_meets_equality_events_and_noise_does_not() -> None:
     value = statdp.noisy_max(3, 2, eps0, noise="laplace", report="value")
     point = Event((Condition(Feature(VALUE, 0, scalar=True), 1.0, 1.0, equals=True),))
     assert EventMeasurer(value).measure(x, point).is_zero
+
+
+def test_gaussian_candidates_are_enclosed_by_rigorous_integration(tmp_path: Any) -> None:
+    """A threshold N(0, 1) against queries plus N(0, 4): each pattern's probability by quad."""
+    pytest.importorskip("faier.engines.certified.gaussian")
+    source = tmp_path / "gaussian_svt.py"
+    source.write_text(
+        "import faier\n\n\n"
+        "@faier.program(inputs=faier.grid(2, 2))\n"
+        "def noisy_above(x, ctx):\n"
+        "    threshold = 1 + ctx.draw(faier.gaussian(0, 1))\n"
+        "    return tuple(q + ctx.draw(faier.gaussian(0, 2)) >= threshold for q in x)\n"
+    )
+    report = t.certify(source, claimed="0.3", epsilons="0.2,0.6", **FAST)
+    assert report.verdict is Verdict.VIOLATED and not report.notes
+    for row in report.rows:
+        found = row.exact
+        assert isinstance(found, CertifiedEvent) and found.p_measure.exact is None
+        candidate = row.point.candidate
+        for x, enclosure in ((candidate.left.value, found.p), (candidate.right.value, found.q)):
+            total = 0.0
+            for output in itertools.product((True, False), repeat=2):
+                slots = list(output)
+                hit = candidate.event.mask(Outputs.from_values([tuple(slots)]))[0]
+                if not hit:
+                    continue
+
+                def density(r: float, output: tuple[bool, ...] = output, x: Any = x) -> float:
+                    value = float(stats.norm.pdf(r))
+                    for q, top in zip(x, output, strict=True):
+                        above = float(stats.norm.sf(1 + r - q, scale=2))
+                        value *= above if top else 1 - above
+                    return value
+
+                total += integrate.quad(density, -math.inf, math.inf, epsabs=1e-14)[0]
+            assert enclosure.lower - 1e-12 <= total <= enclosure.upper + 1e-12

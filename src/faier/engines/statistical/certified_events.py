@@ -126,7 +126,38 @@ def _enclose(noise: Sequence[Continuous], constraints: Sequence[Constraint], bit
 
 
 def _enclosable(noise: Sequence[Continuous], constraints: Sequence[Constraint]) -> bool:
-    return any(e(noise, constraints, balls.PRECISIONS[0]) is not None for e in _ENCLOSURES)
+    try:
+        return any(e(noise, constraints, balls.PRECISIONS[0]) is not None for e in _ENCLOSURES)
+    except Unsupported:
+        return False
+
+
+def gaussian_path(noise: Sequence[Continuous], constraints: Sequence[Constraint], bits: int) -> Any:
+    """A Gaussian path whose constraint graph is a forest of stars, enclosed by rigorous
+    integration (``engines/certified/gaussian.py``: a centre's density times its leaves'
+    normal CDF differences); None for other paths or where that module is absent."""
+    if not any(d.kind == "gaussian" for d in noise):
+        return None
+    try:
+        from faier.engines.certified import gaussian
+    except ImportError:
+        return None
+    try:
+        stars = gaussian._path_stars(noise, gaussian._graph(constraints))
+        if stars is None:
+            return None
+        import flint
+
+        total = flint.arb(1)
+        with balls.precision(bits):
+            for star in stars:
+                total *= gaussian.star_probability(star, bits)
+        return total
+    except (Unsupported, AttributeError):
+        return None
+
+
+register_path_enclosure(gaussian_path)
 
 
 # ------------------------------------------------------------- events on one path

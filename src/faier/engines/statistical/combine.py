@@ -303,7 +303,7 @@ def certify(
         witness = _witness(worst[0], worst[1])
     method = (
         "statistical selection (StatDP), event probabilities by the certified engine "
-        "(closed forms enclosed in arb balls)"
+        "(closed forms, or rigorous integrals for Gaussian noise, enclosed in arb balls)"
         if computer.continuous
         else "statistical selection (StatDP), event probabilities by the exact engine"
     )
