@@ -36,6 +36,7 @@ from faier.mechanisms import (
     scalars,
 )
 from faier.mechanisms.continuous import exponential, gaussian, laplace
+from faier.mechanisms.discrete_noise import discrete_gaussian, discrete_laplace
 from faier.model.distribution import Distribution, bernoulli, truncated_geometric
 from faier.privacy.budget import Epsilon
 from faier.results import Result, Verdict
@@ -61,6 +62,8 @@ __all__ = [
     "Verdict",
     "assert_private",
     "bernoulli",
+    "discrete_gaussian",
+    "discrete_laplace",
     "epsilon",
     "exponential",
     "gaussian",

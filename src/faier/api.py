@@ -74,6 +74,10 @@ def load_problem(target: str | Problem, options: Options | None = None, **fields
 
 def _load(target: str | Problem, options: Options) -> Problem:
     name, settings, params = options.name, dict(options.settings), list(options.params)
+    if not isinstance(target, str | Problem):  # an OpenDP measurement faier can decide
+        from faier import adapters
+
+        target = adapters.as_problem(target)
     if name is not None and not (isinstance(target, str) and Path(target).suffix == ".py"):
         what = repr(target) if isinstance(target, str) else "a Problem"
         raise SpecError(
@@ -325,6 +329,9 @@ def problem_from_python_file(path: Path, name: str | None = None) -> Problem:
         return pick(problems, path, name, "problem")  # type: ignore[no-any-return]
     mechanisms = find_definitions(module, MECHANISM_TYPES)
     if not mechanisms:
+        decided = _library_problems(module)
+        if decided:
+            return pick(decided, path, name, "mechanism")  # type: ignore[no-any-return]
         raise MechanismError(
             "defines no mechanism",
             where=str(path),
@@ -337,6 +344,20 @@ def problem_from_python_file(path: Path, name: str | None = None) -> Problem:
         else DifferentialPrivacy(EveryQuery(1))
     )
     return Problem(path.stem, mechanism, privacy, title=mechanism.name)
+
+
+def _library_problems(module: Any) -> dict[str, Problem]:
+    """OpenDP measurements in a mechanism file that faier decides, by variable name."""
+    from faier import adapters
+
+    found = {}
+    for key, value in vars(module).items():
+        if key.startswith("_") or not adapters.is_library_object(value):
+            continue
+        decided = adapters.decidable(value)
+        if decided is not None:
+            found[key] = decided.problem
+    return found
 
 
 def _located(target: str | Problem, problem: Problem, run: Callable[[], Result]) -> Result:

@@ -11,7 +11,10 @@ How it decides (``method``):
   through the engine registry and :func:`faier.verify`.  Passes only with a
   proof; fails with an exactly recomputed witness.
 * ``"certified"``: the continuous-noise engine (registry name
-  ``certified``), for faier programs with Laplace or Gaussian noise;
+  ``certified``), for faier programs with Laplace or Gaussian noise, and
+  for OpenDP measurements that draw integer noise (``faier.adapters.decidable``:
+  ``make_laplace``/``make_geometric``/``make_gaussian`` on integers),
+  decided against OpenDP's own privacy map unless ``epsilon`` is given;
   bad input naming the fix when this faier has no such engine.
 * ``"statistical"``: StatDP's test at the claimed ε (``faier test``).  It
   fails when p ≤ α/2: the reported p-value is a mean over binomial
@@ -125,6 +128,9 @@ def assert_private(
         raise SpecError(f"unknown method {method!r}", where="method", fix=f"one of {METHODS}")
     if not 0 < alpha < 1:
         raise SpecError(f"α must lie in (0, 1), got {alpha}", where="alpha", fix="e.g. 0.01")
+    library = _library_decision(mechanism, epsilon, delta, method, timeout)
+    if library is not None:
+        return library
     sampled = testing.as_sampled(mechanism, name)
     claim = _claim(epsilon, sampled)
     pairs = [testing.as_pair(p, "inputs") for p in inputs] if inputs is not None else None
@@ -156,6 +162,42 @@ def assert_private(
         )
     result = api.verify(problem, claim, engine=engine, delta=delta, timeout=timeout)
     return _decided(result, engine, str(claim))
+
+
+def _library_decision(
+    mechanism: Any,
+    epsilon: str | float | None,
+    delta: str | float | None,
+    method: str,
+    timeout: float | None,
+) -> Assurance | None:
+    """An OpenDP measurement with integer noise, decided (its own claim by default)."""
+    if method == "statistical":
+        return None
+    from faier import adapters
+
+    found = adapters.decidable(mechanism)
+    if found is None:
+        return None
+    from fractions import Fraction
+
+    from faier import api
+    from faier.privacy.budget import Epsilon
+
+    if epsilon is not None:
+        claim = _claim(epsilon, None)
+    elif found.epsilon is None:
+        raise SpecError(
+            f"OpenDP states ρ = {found.rho} (zero-concentrated DP), not an ε",
+            where="epsilon",
+            fix="pass epsilon= and delta=, or assert make_fix_delta(make_zCDP_to_approxDP(…), δ)",
+        )
+    else:  # the float OpenDP's privacy map returned, read exactly
+        claim = Epsilon.parse(str(Fraction(found.epsilon)))
+        if delta is None and found.delta is not None:
+            delta = str(Fraction(found.delta))
+    result = api.verify(found.problem, claim, engine=CERTIFIED, delta=delta, timeout=timeout)
+    return _decided(result, CERTIFIED, str(claim))
 
 
 def _claim(epsilon: str | float | None, sampled: Any) -> Any:

@@ -19,15 +19,26 @@ map at ``d_in``, diffprivlib's ``epsilon``): the default claim of
 is imported only when an object of it is wrapped (extras ``opendp`` and
 ``diffprivlib``).  :func:`wrap` is what the tester calls on an object it does
 not know: it recognises both libraries by the object's module.
+
+:func:`decidable` goes further for OpenDP measurements whose noise is
+integer (``make_laplace``/``make_geometric`` on integers: discrete Laplace;
+``make_gaussian`` on integers: discrete Gaussian): it rewrites them as faier
+programs (``adapters/opendp_program.py``) that the certified engine decides
+exactly, which ``faier.assert_private`` and ``faier.verify`` then do.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from faier.adapters.common import Query
+from faier.errors import SpecError
 from faier.mechanisms.sampled import Sampled
+
+if TYPE_CHECKING:
+    from faier.adapters.opendp_program import Decidable
+    from faier.core.problem import Problem
 
 
 def from_opendp(
@@ -64,6 +75,28 @@ def from_diffprivlib(
     )
 
 
+def decidable(obj: Any, *, d_in: int = 1, length: int = 2) -> Decidable | None:
+    """An OpenDP measurement faier can decide, as a problem with OpenDP's stated claim."""
+    if not is_library_object(obj) or not type(obj).__module__.startswith("opendp"):
+        return None
+    from faier.adapters.opendp_program import decidable as of_opendp
+
+    return of_opendp(obj, d_in=d_in, length=length)
+
+
+def as_problem(obj: Any, *, d_in: int = 1, length: int = 2) -> Problem:
+    """A library object as a faier problem (bad input naming why when it is only testable)."""
+    found = decidable(obj, d_in=d_in, length=length)
+    if found is None:
+        raise SpecError(
+            f"faier cannot decide a {type(obj).__name__} of this kind: its output distribution "
+            "is not one faier models exactly",
+            fix="test it statistically (faier.testing.statistical_test, faier test); OpenDP's "
+            "make_laplace/make_geometric/make_gaussian on integers are decided",
+        )
+    return found.problem
+
+
 def is_library_object(obj: Any) -> bool:
     """An OpenDP measurement or a diffprivlib mechanism (told without importing either)."""
     kind = type(obj)
@@ -96,4 +129,12 @@ class LazyWrap:
         return found
 
 
-__all__ = ["LazyWrap", "from_diffprivlib", "from_opendp", "is_library_object", "wrap"]
+__all__ = [
+    "LazyWrap",
+    "as_problem",
+    "decidable",
+    "from_diffprivlib",
+    "from_opendp",
+    "is_library_object",
+    "wrap",
+]

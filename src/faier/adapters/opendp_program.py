@@ -1,0 +1,169 @@
+"""OpenDP measurements that draw integer noise, rewritten as faier programs and decided.
+
+OpenDP records how a measurement was built (``__opendp_dict__``: the
+constructor's name and arguments).  Where that is one of the constructors
+below, the measurement's output distribution is known exactly, and faier
+builds the same mechanism as a program drawing :mod:`faier.mechanisms.discrete_noise`
+so that the certified engine decides it instead of the tester sampling it:
+
+* ``make_laplace`` / ``make_geometric`` on an integer ``atom_domain`` with
+  ``absolute_distance``: x + DLap(0, scale) for x ∈ {0..d_in};
+* ``make_geometric`` with ``bounds=(L, U)``: clamp(x + DLap(0, scale), L, U)
+  for x ∈ {L..U}, the censored geometric OpenDP samples there;
+* ``make_laplace`` on an integer ``vector_domain`` with ``l1_distance``:
+  (xᵢ + DLap(0, scale))ᵢ over ``length`` answers, one answer moved by d_in;
+* ``make_gaussian`` on an integer ``atom_domain`` (zCDP): x + N_Z(0, scale);
+* ``make_fix_delta(make_zCDP_to_approxDP(…), δ)`` of that: the same, with
+  OpenDP's (ε, δ) as the claim.
+
+A released noisy integer's loss does not depend on where the input lies,
+only on how far the two inputs are apart, so the pairs of {0..d_in} decide
+every pair of integers within d_in; for a vector the loss Σ|Δᵢ|/t depends
+only on ‖Δ‖₁, so one answer moved by d_in decides the whole ℓ1 ball.  The
+scale is the float OpenDP holds, read exactly (OpenDP's samplers use it
+exactly too).  Every other measurement (floats, whose Laplace OpenDP
+samples on a grid of 2^k; chains with transformations; Noisy Max) returns
+None: it is tested, not decided.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from faier.core.problem import Problem
+from faier.mechanisms.discrete_noise import DiscreteNoise, discrete_gaussian, discrete_laplace
+from faier.mechanisms.inputs import InputSpace, grid
+from faier.mechanisms.program import Program
+from faier.privacy.neighbours import EveryQuery, OneQuery
+from faier.privacy.specs import DifferentialPrivacy
+
+MAX_RANGE = 64
+"""Bounded geometric measurements with at most this many possible inputs are decided."""
+
+
+@dataclass(frozen=True)
+class Decidable:
+    """An OpenDP measurement as a faier problem, with what OpenDP states about it."""
+
+    problem: Problem
+    constructor: str
+    epsilon: float | None
+    """OpenDP's ε at d_in (its privacy map), None for zCDP."""
+    delta: float | None = None
+    """OpenDP's δ for (ε, δ) measurements."""
+    rho: float | None = None
+    """OpenDP's ρ for zCDP measurements."""
+
+
+def _integer(domain: str) -> bool:
+    """An atom or vector domain of integers (``AtomDomain(T=i32)``, ``…bounds=[0, 10], T=u64``)."""
+    carrier = domain.rsplit("T=", 1)[-1]
+    return carrier[:1] in ("i", "u")
+
+
+def _recipe(measurement: Any) -> tuple[str, dict[str, Any]] | None:
+    recipe = getattr(measurement, "__opendp_dict__", None)
+    if not isinstance(recipe, dict) or "__function__" not in recipe:
+        return None
+    return str(recipe["__function__"]), dict(recipe.get("__kwargs__", {}))
+
+
+def _clamped(noise: DiscreteNoise, low: int, high: int) -> Any:
+    def body(x: Any, ctx: Any) -> Any:
+        return min(max(x + ctx.draw(noise), low), high)
+
+    return body
+
+
+def _shifted(noise: DiscreteNoise) -> Any:
+    def body(x: Any, ctx: Any) -> Any:
+        return x + ctx.draw(noise)
+
+    return body
+
+
+def _vector(noise: DiscreteNoise) -> Any:
+    def body(x: Any, ctx: Any) -> Any:
+        return tuple(v + ctx.draw(noise) for v in x)
+
+    return body
+
+
+def _problem(name: str, body: Any, inputs: InputSpace, relation: Any, doc: str) -> Problem:
+    program: Program[Any] = Program(name, body, inputs, doc)
+    return Problem(name, program, DifferentialPrivacy(relation), title=name)
+
+
+def _noisy(
+    constructor: str, kwargs: dict[str, Any], d_in: int, length: int
+) -> tuple[Problem, str] | None:
+    """The problem for a Laplace/geometric/Gaussian constructor on integers, or None."""
+    domain = str(kwargs.get("input_domain", ""))
+    metric = str(kwargs.get("input_metric", "")).split("(")[0]
+    if not _integer(domain) or kwargs.get("scale") is None:
+        return None
+    scale = Fraction(float(kwargs["scale"]))
+    if scale <= 0:
+        return None
+    gaussian = constructor == "make_gaussian"
+    noise = discrete_gaussian(0, scale) if gaussian else discrete_laplace(0, scale)
+    family = "discrete Gaussian" if gaussian else "discrete Laplace"
+    name = f"opendp {constructor}(scale={float(scale)!r}) on integers"
+    scalar_inputs = InputSpace(tuple(range(d_in + 1)), f"{{0..{d_in}}}")
+    bounds = kwargs.get("bounds")
+    if domain.startswith("AtomDomain") and metric == "AbsoluteDistance":
+        if bounds is not None and not gaussian:
+            low, high = (int(b) for b in bounds)
+            if high - low + 1 > MAX_RANGE or high < low:
+                return None
+            inputs = InputSpace(tuple(range(low, high + 1)), f"{{{low}..{high}}}")
+            doc = f"x + {family} noise (scale {scale}) clamped to [{low}, {high}], as OpenDP"
+            return _problem(name, _clamped(noise, low, high), inputs, EveryQuery(d_in), doc), (
+                f"clamp(x + {noise.describe()}, {low}, {high})"
+            )
+        doc = f"x + {family} noise (scale {scale}), as OpenDP samples it on integers"
+        return _problem(name, _shifted(noise), scalar_inputs, EveryQuery(d_in), doc), (
+            f"x + {noise.describe()}"
+        )
+    if (
+        domain.startswith("VectorDomain")
+        and metric == "L1Distance"
+        and not gaussian
+        and bounds is None
+    ):
+        doc = f"each of {length} answers + {family} noise (scale {scale}), as OpenDP"
+        return _problem(name, _vector(noise), grid(length, d_in), OneQuery(d_in), doc), (
+            f"(xᵢ + {noise.describe()})ᵢ"
+        )
+    return None
+
+
+def decidable(measurement: Any, *, d_in: int = 1, length: int = 2) -> Decidable | None:
+    """The measurement as a faier problem when its distribution is known exactly, else None."""
+    recipe = _recipe(measurement)
+    if recipe is None:
+        return None
+    constructor, kwargs = recipe
+    if constructor == "make_fix_delta":
+        inner = _recipe(kwargs.get("measurement"))
+        if inner is None or inner[0] != "make_zCDP_to_approxDP":
+            return None
+        base = kwargs["measurement"].__opendp_dict__["__kwargs__"].get("measurement")
+        found = decidable(base, d_in=d_in, length=length)
+        if found is None:
+            return None
+        epsilon, delta = measurement.map(float(d_in))
+        return Decidable(found.problem, found.constructor, float(epsilon), float(delta))
+    if constructor not in ("make_laplace", "make_geometric", "make_gaussian"):
+        return None
+    built = _noisy(constructor, kwargs, d_in, length)
+    if built is None:
+        return None
+    problem, shape = built
+    distance = float(d_in) if "f" in str(measurement.input_metric.distance_type) else d_in
+    stated = float(measurement.map(distance))
+    if str(measurement.output_measure).startswith("ZeroConcentrated"):
+        return Decidable(problem, f"{constructor}: {shape}", None, rho=stated)
+    return Decidable(problem, f"{constructor}: {shape}", stated)

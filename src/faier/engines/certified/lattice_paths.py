@@ -1,0 +1,403 @@
+"""Symbolic execution over integer noise: a window of values, two symbolic tails.
+
+Each draw of discrete Laplace or Gaussian noise branches three ways: the
+left tail k ≤ loc − W − 1, every value of the window [loc − W, loc + W] as a
+plain int, and the right tail k ≥ loc + W + 1.  A tail draw returns a
+:class:`Tail`, an affine expression in integer variables that each carry an
+integer interval.  A comparison of one tail variable with a number refines
+its interval exactly (``>`` and ``≥`` differ on the integers, and are kept
+apart), so clamping, thresholds and ``abs`` are followed into the tails and
+the tails' mass is computed, not dropped.  What cannot be followed — two tail
+variables compared, a tail variable next to continuous noise, ``int()`` or
+``%`` of it, a released tail number on an unbounded interval — makes the
+path *unresolved*: its probability is only known to lie in [0, its mass],
+and a path that stops with an error has an unknown output.  The window W
+only matters for those; the engine widens it while they leave a decision
+open.
+
+Each path ends as an output and a certified enclosure of its probability
+(:mod:`.lattice` for the integer masses, :mod:`.integrate` for any continuous
+noise constrained on the path, both as arb balls).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from faier.engines.certified import balls, lattice
+from faier.engines.certified.integrate import Unsupported, probability
+from faier.engines.certified.symbolic import Linear, NotLinear, Output, _freeze, _Run
+from faier.errors import BudgetExceeded
+from faier.mechanisms.discrete_noise import DiscreteNoise
+
+EXPAND = 256
+"""A released tail number whose interval holds at most this many integers is listed."""
+
+
+class Unresolved(Exception):
+    """A tail value used in a way whose outcome is not followed (the reason is the message)."""
+
+
+def _number(value: Any) -> Fraction:
+    if isinstance(value, bool):
+        raise Unresolved("a truth value used as a number next to integer noise")
+    if isinstance(value, int | Fraction):
+        return Fraction(value)
+    if isinstance(value, float):
+        return Fraction(repr(value))
+    if isinstance(value, Linear):
+        raise Unresolved("integer noise in the tail combined with continuous noise")
+    if type(value).__name__ == "mpq":
+        return Fraction(int(value.numerator), int(value.denominator))
+    raise Unresolved(f"integer noise combined with {type(value).__name__}")
+
+
+class Tail:
+    """c + Σ aᵢ·Kᵢ over tail variables Kᵢ (integers in intervals), exact coefficients."""
+
+    __slots__ = ("coefficients", "constant", "run")
+
+    def __init__(
+        self, coefficients: tuple[tuple[int, Fraction], ...], constant: Fraction, run: LatticeRun
+    ) -> None:
+        self.coefficients = coefficients
+        self.constant = constant
+        self.run = run
+
+    def _combine(self, other: Any, sign: int) -> Tail:
+        if isinstance(other, Tail):
+            acc = dict(self.coefficients)
+            for var, a in other.coefficients:
+                acc[var] = acc.get(var, Fraction(0)) + sign * a
+            coefficients = tuple(sorted((v, a) for v, a in acc.items() if a))
+            return Tail(coefficients, self.constant + sign * other.constant, self.run)
+        return Tail(self.coefficients, self.constant + sign * _number(other), self.run)
+
+    def __add__(self, other: Any) -> Tail:
+        return self._combine(other, 1)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: Any) -> Tail:
+        return self._combine(other, -1)
+
+    def __rsub__(self, other: Any) -> Tail:
+        return (-self)._combine(other, 1)
+
+    def __neg__(self) -> Tail:
+        return self * -1
+
+    def __pos__(self) -> Tail:
+        return self
+
+    def __mul__(self, other: Any) -> Tail:
+        if isinstance(other, Tail):
+            raise Unresolved("a product of two noisy integers")
+        k = _number(other)
+        coefficients = tuple((v, a * k) for v, a in self.coefficients if a * k)
+        return Tail(coefficients, self.constant * k, self.run)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other: Any) -> Tail:
+        k = _number(other) if not isinstance(other, Tail) else None
+        if not k:
+            raise Unresolved("a division by a noisy integer or by zero")
+        return self * (1 / k)
+
+    def __abs__(self) -> Tail:
+        return self if self >= 0 else -self
+
+    def _unsupported(self, *_: Any) -> Any:
+        raise Unresolved("integer noise in the tail rounded, divided with remainder or powered")
+
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = _unsupported
+    __round__ = __floor__ = __ceil__ = __trunc__ = _unsupported
+
+    def __int__(self) -> int:
+        raise Unresolved("integer noise in the tail converted to int")
+
+    def __index__(self) -> int:
+        raise Unresolved("integer noise in the tail used as an index")
+
+    def __float__(self) -> float:
+        raise Unresolved("integer noise in the tail converted to float")
+
+    def __bool__(self) -> bool:
+        raise Unresolved("integer noise in the tail used as a truth value")
+
+    def _difference(self, other: Any) -> Tail:
+        return self - other if not isinstance(other, Tail) else self._combine(other, -1)
+
+    def __ge__(self, other: Any) -> bool:
+        return self.run.compare(self._difference(other), strict=False)
+
+    def __gt__(self, other: Any) -> bool:
+        return self.run.compare(self._difference(other), strict=True)
+
+    def __le__(self, other: Any) -> bool:
+        return self.run.compare(-self._difference(other), strict=False)
+
+    def __lt__(self, other: Any) -> bool:
+        return self.run.compare(-self._difference(other), strict=True)
+
+    def __eq__(self, other: object) -> bool:
+        return self.run.equal(self._difference(other))
+
+    def __ne__(self, other: object) -> bool:
+        return not self.run.equal(self._difference(other))
+
+    def __hash__(self) -> int:
+        return hash((self.coefficients, self.constant))
+
+    def __repr__(self) -> str:
+        parts = [f"{a}·K{v}" for v, a in self.coefficients]
+        return " + ".join([*parts, str(self.constant)])
+
+
+@dataclass
+class TailVariable:
+    """A tail draw: its distribution and the integer interval the path has confined it to."""
+
+    dist: DiscreteNoise
+    low: int | None
+    high: int | None
+
+
+@dataclass
+class LatticeRun(_Run):
+    """One replay: the continuous engine's run plus integer noise (window values, tails)."""
+
+    width: int = 0
+    points: list[tuple[DiscreteNoise, int]] = field(default_factory=list)
+    tails: list[TailVariable] = field(default_factory=list)
+    unresolved: str | None = None
+
+    def draw(self, dist: Any) -> Any:
+        if not isinstance(dist, DiscreteNoise):
+            return super().draw(dist)
+        loc = int(dist.loc)
+        choice = self._choice(2 * self.width + 3)
+        if choice == 0:
+            return self._tail(TailVariable(dist, None, loc - self.width - 1))
+        if choice == 2 * self.width + 2:
+            return self._tail(TailVariable(dist, loc + self.width + 1, None))
+        value = loc - self.width + choice - 1
+        self.points.append((dist, value))
+        return value
+
+    def _tail(self, variable: TailVariable) -> Tail:
+        self.tails.append(variable)
+        return Tail(((len(self.tails) - 1, Fraction(1)),), Fraction(0), self)
+
+    def compare(self, difference: Tail, *, strict: bool) -> bool:
+        """``difference > 0`` (strict) or ``≥ 0``, exact on one variable's integer interval."""
+        if not difference.coefficients:
+            return difference.constant > 0 if strict else difference.constant >= 0
+        if len(difference.coefficients) > 1:
+            self.unresolved = "two noisy integers in the tail compared"
+            return self._choice(2) == 0
+        ((var, a),) = difference.coefficients
+        bound = -difference.constant / a  # a·K + c vs 0: K vs −c/a
+        variable = self.tails[var]
+        if a > 0:  # K > bound or K ≥ bound
+            first = math.floor(bound) + 1 if strict else math.ceil(bound)
+            return self._split(variable, first, above=True)
+        last = math.ceil(bound) - 1 if strict else math.floor(bound)
+        return self._split(variable, last, above=False)
+
+    def _split(self, variable: TailVariable, edge: int, *, above: bool) -> bool:
+        """Whether K ≥ edge (above) or K ≤ edge holds, branching where the interval straddles."""
+        low, high = variable.low, variable.high
+        if above:
+            if low is not None and low >= edge:
+                return True
+            if high is not None and high < edge:
+                return False
+        else:
+            if high is not None and high <= edge:
+                return True
+            if low is not None and low > edge:
+                return False
+        taken = self._choice(2) == 0
+        if above and taken:  # K ≥ edge
+            variable.low = edge
+        elif above:  # K ≤ edge − 1
+            variable.high = edge - 1
+        elif taken:  # K ≤ edge
+            variable.high = edge
+        else:  # K ≥ edge + 1
+            variable.low = edge + 1
+        return taken
+
+    def equal(self, difference: Tail) -> bool:
+        """``difference == 0``: one variable branches three ways (below, at, above the value)."""
+        if not difference.coefficients:
+            return difference.constant == 0
+        if len(difference.coefficients) > 1:
+            self.unresolved = "two noisy integers in the tail compared for equality"
+            return self._choice(2) == 0
+        ((var, a),) = difference.coefficients
+        value = -difference.constant / a
+        variable = self.tails[var]
+        low, high = variable.low, variable.high
+        if (
+            value.denominator != 1
+            or (low is not None and value < low)
+            or (high is not None and value > high)
+        ):
+            return False
+        v = int(value)
+        options = [
+            option
+            for option, possible in (
+                ("below", low is None or low < v),
+                ("at", True),
+                ("above", high is None or high > v),
+            )
+            if possible
+        ]
+        option = options[self._choice(len(options))] if len(options) > 1 else "at"
+        if option == "below":
+            variable.high = v - 1
+        elif option == "above":
+            variable.low = v + 1
+        else:
+            variable.low = variable.high = v
+        return option == "at"
+
+
+@dataclass(frozen=True)
+class LatticePath:
+    """A path's output (None when it stopped unresolved) and its probability as a ball."""
+
+    output: Hashable | None
+    probability: Any
+    exact: bool
+    """False: the probability is only known to lie in [0, the path's mass]."""
+    reason: str | None = None
+
+
+def _weight(run: LatticeRun, bits: int) -> Any:
+    """The mass of everything the path drew: finite choices, window points, tail intervals."""
+    value = balls._rational(Fraction(run.weight))
+    for dist, k in run.points:
+        value *= lattice.point(dist, k, bits)
+    for variable in run.tails:
+        value *= lattice.mass(variable.dist, variable.low, variable.high, bits)
+    if run.constraints:
+        value *= balls.ball(probability(run.noise, run.constraints))
+    return value
+
+
+def _expand(run: LatticeRun, raw: Any, bits: int) -> list[tuple[Hashable, Any]] | None:
+    """A released tail number listed value by value when its interval is small; None if not."""
+    used = sorted({v for t in _tails_in(raw) for v, _ in t.coefficients})
+    sizes = []
+    for v in used:
+        variable = run.tails[v]
+        if variable.low is None or variable.high is None:
+            return None
+        sizes.append(variable.high - variable.low + 1)
+    if math.prod(sizes) > EXPAND:
+        return None
+    base = balls._rational(Fraction(run.weight))
+    for dist, k in run.points:
+        base *= lattice.point(dist, k, bits)
+    for i, variable in enumerate(run.tails):
+        if i not in used:
+            base *= lattice.mass(variable.dist, variable.low, variable.high, bits)
+    if run.constraints:
+        base *= balls.ball(probability(run.noise, run.constraints))
+    found: list[tuple[Hashable, Any]] = []
+
+    def assign(index: int, values: dict[int, int], weight: Any) -> None:
+        if index == len(used):
+            found.append((_freeze(_substitute(raw, values)), weight))
+            return
+        variable = run.tails[used[index]]
+        assert variable.low is not None and variable.high is not None
+        for k in range(variable.low, variable.high + 1):
+            assign(
+                index + 1,
+                {**values, used[index]: k},
+                weight * lattice.point(variable.dist, k, bits),
+            )
+
+    assign(0, {}, base)
+    return found
+
+
+def _has_number(output: Hashable) -> bool:
+    if isinstance(output, Output):
+        return True
+    return isinstance(output, tuple) and any(_has_number(o) for o in output)
+
+
+def _tails_in(value: Any) -> list[Tail]:
+    if isinstance(value, Tail):
+        return [value]
+    if isinstance(value, list | tuple):
+        return [t for v in value for t in _tails_in(v)]
+    return []
+
+
+def _substitute(value: Any, values: dict[int, int]) -> Any:
+    if isinstance(value, Tail):
+        total = value.constant + sum(a * values[v] for v, a in value.coefficients)
+        return int(total) if total.denominator == 1 else total
+    if isinstance(value, list | tuple):
+        return type(value)(_substitute(v, values) for v in value)
+    return value
+
+
+def lattice_paths(
+    body: Callable[[Any], Any], width: int, bits: int, *, max_paths: int | None = None
+) -> list[LatticePath]:
+    """Every path of ``body(ctx)`` with a window of half-width ``width`` around each location."""
+    prefix: list[int] = []
+    found: list[LatticePath] = []
+    while True:
+        run = LatticeRun(prefix=prefix, width=width)
+        try:
+            raw = body(run)
+        except (Unresolved, NotLinear) as exc:
+            if isinstance(exc, NotLinear) and not run.tails:
+                raise
+            found.append(LatticePath(None, _weight(run, bits), False, str(exc)))
+        else:
+            found.extend(_finish(run, raw, bits))
+        if max_paths is not None and len(found) > max_paths:
+            raise BudgetExceeded(f"more than {max_paths} execution paths")
+        del prefix[run.position :]
+        while prefix and prefix[-1] + 1 >= run.branching[len(prefix) - 1]:
+            prefix.pop()
+        if not prefix:
+            return found
+        prefix[-1] += 1
+
+
+def _finish(run: LatticeRun, raw: Any, bits: int) -> list[LatticePath]:
+    if any(v.low is not None and v.high is not None and v.low > v.high for v in run.tails):
+        return []
+    if _tails_in(raw):
+        listed = None if run.unresolved else _expand(run, raw, bits)
+        if listed is None:
+            reason = (
+                run.unresolved or "a noisy integer from the tail released on an unbounded range"
+            )
+            return [LatticePath(None, _weight(run, bits), False, reason)]
+        return [LatticePath(output, weight, True) for output, weight in listed]
+    output = _freeze(raw)
+    if _has_number(output):
+        raise Unsupported("a continuous noisy number released next to integer noise")
+    weight = _weight(run, bits)
+    if run.unresolved:
+        import flint
+
+        return [LatticePath(output, flint.arb(0).union(weight), False, run.unresolved)]
+    return [LatticePath(output, weight, True)]

@@ -1,0 +1,235 @@
+"""Discrete Laplace and discrete Gaussian noise: samplers, certified masses, verdicts.
+
+Independent computations: float sums of the unnormalised weights over a wide
+window (brute force), the exact engine's truncated geometric mechanism (FAIER
+papers §4.1) at α = e^{−1/t} rounded to 40 digits, and the pmf itself for the
+samplers.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+import faier
+from faier.cli.main import app
+from faier.core.budget import Budget
+from faier.core.problem import Problem
+from faier.engines.certified import discrete_noise, lattice
+from faier.errors import MechanismError
+from faier.privacy.neighbours import EveryQuery
+from faier.privacy.specs import DifferentialPrivacy
+from faier.results import Verdict
+
+pytest.importorskip("flint")
+
+T = Fraction(10, 7)  # discrete Laplace scale for ε₀ = 0.7
+
+
+def _weights(kind: str, scale: float, loc: int, span: int = 200) -> dict[int, float]:
+    """Brute force: the pmf from float weights over loc ± span (the rest is below 1e-30)."""
+    ks = range(loc - span, loc + span + 1)
+    if kind == "discrete_laplace":
+        w = {k: math.exp(-abs(k - loc) / scale) for k in ks}
+    else:
+        w = {k: math.exp(-((k - loc) ** 2) / (2 * scale * scale)) for k in ks}
+    z = math.fsum(w.values())
+    return {k: v / z for k, v in w.items()}
+
+
+def _contains(ball: Any, value: float, slack: float = 1e-12) -> bool:
+    return float(ball.lower()) - slack <= value <= float(ball.upper()) + slack
+
+
+@pytest.mark.parametrize(
+    "dist",
+    [
+        faier.discrete_laplace(0, T),
+        faier.discrete_laplace(3, Fraction(1, 3)),
+        faier.discrete_gaussian(0, Fraction(3, 2)),
+        faier.discrete_gaussian(-2, 7),
+    ],
+)
+def test_masses_contain_the_brute_force_sums(dist: Any) -> None:
+    pmf = _weights(dist.kind, float(dist.scale), int(dist.loc))
+    loc = int(dist.loc)
+    for low, high in [(loc, loc), (loc - 3, loc + 2), (None, loc - 1), (loc + 2, None)]:
+        brute = math.fsum(
+            p for k, p in pmf.items() if (low is None or k >= low) and (high is None or k <= high)
+        )
+        assert _contains(lattice.mass(dist, low, high, 128), brute)
+    assert _contains(lattice.mass(dist, None, None, 128), 1.0, 0.0)
+
+
+def test_the_gaussian_normaliser_is_a_certified_theta_sum() -> None:
+    sigma = Fraction(5, 2)
+    z = lattice.normaliser(faier.discrete_gaussian(0, sigma), 256)
+    exact = mpmath.jtheta(3, 0, mpmath.exp(-1 / (2 * mpmath.mpf(2.5) ** 2)))
+    assert abs(float(z.mid()) - float(exact)) < 1e-14
+    assert float(z.rad()) < 1e-60
+
+
+@pytest.mark.parametrize(
+    "dist", [faier.discrete_laplace(1, T), faier.discrete_gaussian(2, Fraction(3, 2))]
+)
+def test_exact_samplers_follow_the_pmf(dist: Any) -> None:
+    rng = np.random.default_rng(7)
+    draws = np.array([dist.sample(rng) for _ in range(6000)])
+    pmf = _weights(dist.kind, float(dist.scale), int(dist.loc))
+    for k in range(int(dist.loc) - 3, int(dist.loc) + 4):
+        p = pmf[k]
+        assert abs((draws == k).mean() - p) < 5 * math.sqrt(p * (1 - p) / 6000)
+    again = np.array([dist.sample(np.random.default_rng(7)) for _ in range(5)])
+    assert (again == again[0]).all()  # a seed replays a draw
+
+
+def test_bad_parameters_are_bad_input() -> None:
+    with pytest.raises(MechanismError, match="integer"):
+        faier.discrete_laplace(Fraction(1, 2), 1)
+    with pytest.raises(MechanismError, match="positive"):
+        faier.discrete_gaussian(0, 0)
+
+
+def _clamped(top: int, scale: Fraction = T) -> faier.Program[Any]:
+    @faier.program(inputs=faier.scalars(top))
+    def clamped(x: int, ctx: Any) -> Any:
+        return min(max(x + ctx.draw(faier.discrete_laplace(0, scale)), 0), top)
+
+    return clamped
+
+
+def _problem(mechanism: Any) -> Problem:
+    return Problem(mechanism.name, mechanism, DifferentialPrivacy(EveryQuery(1)))
+
+
+def test_clamped_discrete_laplace_is_the_exact_engines_truncated_geometric() -> None:
+    top = 3
+    with mpmath.workdps(50):
+        alpha = Fraction(mpmath.nstr(mpmath.exp(-mpmath.mpf(7) / 10), 40))
+    geometric = faier.load_problem("geometric", settings={"alpha": str(alpha), "m": str(top)})
+    table = discrete_noise.enclosed_table(_problem(_clamped(top)), 0, 256, Budget())
+    assert table.complete  # clamping is followed into both tails: nothing is left over
+    for i, x in enumerate(table.inputs):
+        exact = geometric.mechanism.output_distribution(x)  # type: ignore[union-attr]
+        for output, p in exact.items:
+            ball = table.probabilities[i][output]
+            assert abs(float(ball.mid()) - float(p)) < 1e-30 and float(ball.rad()) < 1e-60
+    star = faier.epsilon(geometric).epsilon_star
+    assert star is not None and star.ratio is not None
+    ours = faier.epsilon(_problem(_clamped(top)))
+    assert ours.enclosure is not None
+    assert ours.enclosure.lower <= math.log(star.ratio) <= ours.enclosure.upper
+    assert ours.enclosure.upper - ours.enclosure.lower < 1e-15
+
+
+def test_clamped_verdicts_on_both_sides_of_one_over_t() -> None:
+    problem = _problem(_clamped(3))
+    assert faier.verify(problem, "0.71").verdict is Verdict.HOLDS
+    violated = faier.verify(problem, "0.69")
+    assert violated.verdict is Verdict.VIOLATED
+    assert violated.certified_witness is not None
+    assert violated.certified_witness.ratio.lower > math.exp(0.69)
+
+
+def test_small_programs_against_brute_force() -> None:
+    @faier.program(inputs=faier.scalars(2))
+    def branchy(x: int, ctx: Any) -> Any:
+        k = ctx.draw(faier.discrete_laplace(0, T))
+        g = ctx.draw(faier.discrete_gaussian(1, Fraction(3, 2)))
+        if x + k > g:  # two noisy integers compared: the tails are not followed
+            return "above"
+        return "even" if abs(k) == x else "other"
+
+    pl = _weights("discrete_laplace", float(T), 0, 60)
+    pg = _weights("discrete_gaussian", 1.5, 1, 60)
+    result = discrete_noise.ball_table(_problem(branchy), 16, 128, Budget())
+    for i, x in enumerate(result.inputs):
+        brute: dict[str, float] = {}
+        for k, a in pl.items():
+            for g, b in pg.items():
+                out = "above" if x + k > g else ("even" if abs(k) == x else "other")
+                brute[out] = brute.get(out, 0.0) + a * b
+        for out, p in brute.items():
+            assert _contains(result.values[i][out], p)
+
+
+def test_released_count_has_the_closed_form_loss() -> None:
+    @faier.program(inputs=faier.scalars(3))
+    def count(x: int, ctx: Any) -> Any:
+        return 2 * x + ctx.draw(faier.discrete_laplace(0, 3))
+
+    result = faier.epsilon(_problem(count))
+    assert result.enclosure is not None and result.enclosure.closed_form == "2/3"
+    assert faier.verify(_problem(count), "2/3").verdict is Verdict.HOLDS  # the boundary, exactly
+    assert faier.verify(_problem(count), "0.66").verdict is Verdict.VIOLATED
+
+
+def _gaussian_delta(sigma: float, shift: int, eps: float) -> float:
+    pmf = _weights("discrete_gaussian", sigma, 0, 400)
+    return math.fsum(max(0.0, pmf[k] - math.exp(eps) * pmf.get(k - shift, 0.0)) for k in pmf)
+
+
+@pytest.mark.parametrize(("sigma", "eps"), [(2, 0.5), (Fraction(3, 2), 1.0), (5, 0.1)])
+def test_discrete_gaussian_delta_against_a_direct_sum(sigma: Any, eps: float) -> None:
+    @faier.program(inputs=faier.scalars(1))
+    def noisy(x: int, ctx: Any) -> Any:
+        return x + ctx.draw(faier.discrete_gaussian(0, sigma))
+
+    delta = _gaussian_delta(float(sigma), 1, eps)
+    above = faier.verify(_problem(noisy), str(eps), delta=str(delta * (1 + 1e-6)))
+    below = faier.verify(_problem(noisy), str(eps), delta=str(delta * (1 - 1e-6)))
+    assert above.verdict is Verdict.HOLDS
+    assert below.verdict is Verdict.VIOLATED
+    assert faier.epsilon(_problem(noisy)).epsilon_star is not None  # pure ε: ∞
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    st.fractions(Fraction(1, 2), Fraction(5)).filter(lambda t: t.denominator < 50),
+    st.integers(1, 4),
+)
+def test_truncated_geometric_epsilon_is_one_over_t(scale: Fraction, top: int) -> None:
+    result = faier.epsilon(_problem(_clamped(top, scale)))
+    assert result.enclosure is not None
+    assert result.enclosure.lower <= float(1 / scale) * (1 + 1e-15)
+    assert result.enclosure.upper >= float(1 / scale) * (1 - 1e-15)
+
+
+def test_unresolved_mass_blocks_holds_but_not_violations() -> None:
+    @faier.program(inputs=faier.scalars(1))
+    def leaky(x: int, ctx: Any) -> Any:
+        k = ctx.draw(faier.discrete_laplace(0, 1))
+        return int(k) % 2 == 0 or x == 1  # parity of the tails is not followed
+
+    result = faier.verify(_problem(leaky), "100")  # False is impossible on 1, up to the tails
+    assert result.verdict is Verdict.UNKNOWN
+    assert result.reason is not None and "could not be followed" in result.reason
+    assert faier.verify(_problem(leaky), "0.1").verdict is Verdict.VIOLATED
+
+
+def test_cli_reaches_the_engine(tmp_path: Path) -> None:
+    source = tmp_path / "clamped.py"
+    source.write_text(
+        "from fractions import Fraction\nimport faier\n\n"
+        "@faier.program(inputs=faier.scalars(3))\n"
+        "def clamped(x, ctx):\n"
+        "    return min(max(x + ctx.draw(faier.discrete_laplace(0, Fraction(10, 7))), 0), 3)\n"
+    )
+    runner = CliRunner()
+    held = runner.invoke(app, ["verify", str(source), "--epsilon", "0.71"])
+    assert held.exit_code == 0, held.output
+    assert runner.invoke(app, ["verify", str(source), "--epsilon", "0.69"]).exit_code == 1
+    assert runner.invoke(app, ["verify", str(source), "--epsilon", "0.7"]).exit_code == 3
+    out = runner.invoke(app, ["epsilon", str(source), "--json"])
+    star = json.loads(out.output)["epsilon_star"]
+    assert star["lower"] <= 0.7 <= star["upper"]
