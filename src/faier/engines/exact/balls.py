@@ -109,6 +109,9 @@ def of_loss(value: Fraction | None) -> Ball:
     return INFINITE if value is None else ball(value)
 
 
+_SPARSE_FROM = 64
+"""From this many states, matrices with under a quarter non-zero multiply entry by entry."""
+
 _systems: dict[tuple[int, int], tuple[SequenceSystem, BallSystem]] = {}
 
 
@@ -130,6 +133,7 @@ class BallSystem:
         self.system, self.bits = system, bits
         self._matrices: dict[int, Any] = {}
         self._sums: dict[int, Any] = {}
+        self._sparse: dict[int, list[list[tuple[int, Any]]]] = {}
 
     def matrix(self, rows: Rows) -> Any:
         key = id(rows)
@@ -162,8 +166,31 @@ class BallSystem:
             entries[s] = flint.fmpq(x.numerator, x.denominator)
         return flint.arb_mat(flint.fmpq_mat(1, n, entries))
 
+    def sparse_rows(self, rows: Rows) -> list[list[tuple[int, Any]]]:
+        """A sparse matrix's non-zero entries as balls, row by row."""
+        key = id(rows)
+        if key not in self._sparse:
+            flint = _flint()
+            self._sparse[key] = [
+                [(t, flint.arb(flint.fmpq(p.numerator, p.denominator))) for t, p in row]
+                for row in rows
+            ]
+        return self._sparse[key]
+
     def times(self, row: Any, rows: Rows) -> Any:
-        return row * self.matrix(rows)
+        """row·rows; a sparse matrix entry by entry (a dense ball matrix of a sparse
+        1000-state system cost 0.2 s to convert and 40 ms a product)."""
+        n = self.system.size
+        if n < _SPARSE_FROM or 4 * sum(len(r) for r in rows) >= n * n:
+            return row * self.matrix(rows)
+        flint = _flint()
+        sums: list[Any] = [flint.arb(0)] * n
+        for s, x in enumerate(row.entries()):
+            if x.is_zero():
+                continue
+            for t, p in self.sparse_rows(rows)[s]:
+                sums[t] = sums[t] + x * p
+        return flint.arb_mat(1, n, sums)
 
     def mass_after(self, row: Any, rows: Rows) -> Any:
         """|row·rows| without the product: row times the row sums."""

@@ -28,6 +28,7 @@ from faier.core.budget import Budget
 from faier.engines.exact.float_frontier import FloatRangeError, float_search
 from faier.engines.exact.incumbents import seed_incumbents
 from faier.engines.exact.integer_vectors import IntegerVector, integer_times, integer_vector
+from faier.engines.exact.lookahead import Lookahead, combined, lookahead_depth
 from faier.engines.exact.pruning import (
     SearchCounts,
     gain_bounds,
@@ -223,11 +224,36 @@ def merged_search(
     growth = growth_bounds(system, horizon)
     gains = gain_bounds(system, horizon)
 
+    ahead_depth = lookahead_depth(system, horizon)
+    lookahead = Lookahead(system, ahead_depth) if ahead_depth else None
+
     def keep(a: IntegerVector, b: IntegerVector, depth: int) -> bool:
-        for k in range(depth + 1, horizon + 1):
-            bound = integer_ratio_bound(a, b, growth[k - depth], gains[k - depth])
+        """Whether some length the prefix reaches may beat its incumbent.
+
+        Lengths past the lookahead are tried first with the cheap bounds; then
+        the exact best of the next words (:mod:`lookahead`), and past it, where
+        κ is finite, that times κ^{j−J}.
+        """
+        ahead = 0 if lookahead is None else min(lookahead.depth, horizon - depth)
+        first: Loss | None = None
+        for k in range(depth + ahead + 1, horizon + 1):
             incumbent = best[k]
-            if incumbent is None or bound.exceeds(incumbent):
+            if incumbent is None:
+                return True
+            bound = integer_ratio_bound(a, b, growth[k - depth], gains[k - depth])
+            if not bound.exceeds(incumbent):
+                continue
+            after = gains[k - depth - ahead]
+            if lookahead is None or not ahead or after.infinite:
+                return True
+            if first is None:
+                first = lookahead.exact_bound(a, b, ahead)
+            if combined(first, after).exceeds(incumbent):
+                return True
+        for j in range(1, ahead + 1):
+            incumbent = best[depth + j]
+            assert lookahead is not None
+            if incumbent is None or lookahead.exact_bound(a, b, j).exceeds(incumbent):
                 return True
         return False
 

@@ -61,6 +61,7 @@ from faier.engines.exact.integer_vectors import (
     mass_after,
     same_direction,
 )
+from faier.engines.exact.lookahead import Lookahead, combined, lookahead_depth, smaller
 from faier.engines.exact.pruning import (
     SearchCounts,
     gain_bounds,
@@ -353,19 +354,29 @@ class _Bound:
         gain: Loss | None,
         guess: float,
         eta: float,
+        ahead: _Ahead | None = None,
     ) -> None:
         self.exact_vectors, self.depth, self.index = exact, depth, index
-        self.growth, self.gain = growth, gain
+        self.growth, self.gain, self.ahead = growth, gain, ahead
         self.guess, self.eta = guess, eta
         self.balls: dict[int, balls.Ball] = {}
 
     def ball(self, bits: int) -> balls.Ball:
         if bits not in self.balls:
             a, b = self.exact_vectors.ball_vectors(self.depth, self.index, bits)
-            bound = _ball_bound(a.entries(), b.entries(), self.growth)
-            if self.gain is not None and self.gain.ratio is not None:
-                scaled = balls.ratio(balls.mass(a), balls.mass(b), self.gain.ratio)
-                bound = balls.smaller(bound, scaled)
+            ahead = self.ahead
+            if ahead is not None and ahead.gain_after is None:
+                bound = ahead.lookahead.ball_bound(a, b, ahead.length, bits)
+            else:
+                bound = _ball_bound(a.entries(), b.entries(), self.growth)
+                if self.gain is not None and self.gain.ratio is not None:
+                    scaled = balls.ratio(balls.mass(a), balls.mass(b), self.gain.ratio)
+                    bound = balls.smaller(bound, scaled)
+                if ahead is not None and ahead.gain_after is not None:
+                    first = ahead.lookahead.ball_bound(a, b, ahead.length, bits)
+                    if first is not balls.UNDECIDED and first is not balls.INFINITE:
+                        first = first * balls.ball(ahead.gain_after)
+                    bound = balls.smaller(bound, first)
             self.balls[bits] = bound
             if len(self.balls) == 1:
                 _audit_ball(self.guess, self.balls[bits], self.eta)
@@ -373,10 +384,27 @@ class _Bound:
 
     def exact(self) -> Loss:
         a, b = self.exact_vectors.vectors(self.depth, self.index)
-        bound = integer_ratio_bound(a, b, self.growth, self.gain)
+        ahead = self.ahead
+        if ahead is not None and ahead.gain_after is None:
+            bound = ahead.lookahead.exact_bound(a, b, ahead.length)
+        else:
+            bound = integer_ratio_bound(a, b, self.growth, self.gain)
+            if ahead is not None and ahead.gain_after is not None:
+                first = ahead.lookahead.exact_bound(a, b, ahead.length)
+                bound = smaller(bound, combined(first, Loss(ahead.gain_after)))
         _audit(self.guess, _log_loss(bound), self.eta)
         _check_balls(bound, self.balls)
         return bound
+
+
+@dataclass(frozen=True)
+class _Ahead:
+    """How a :class:`_Bound` uses the lookahead: the exact best over words of ``length``,
+    or (``gain_after`` set) that times the gain bound of the steps after them."""
+
+    lookahead: Lookahead
+    length: int
+    gain_after: Fraction | None = None
 
 
 def _ball_bound(a: list[Any], b: list[Any], growth: list[Loss]) -> balls.Ball:
@@ -519,6 +547,40 @@ def float_search(
     return counts
 
 
+def _float_lookahead(system: SequenceSystem, horizon: int, floats: FloatSystem) -> Lookahead | None:
+    """The lookahead (:mod:`lookahead`) where its float columns stay clear of underflow.
+
+    A column entry is a product of at most J matrix entries; entries below
+    :data:`SMALLEST_PROBABILITY` times a normalised vector entry (at least
+    :data:`SMALLEST_ENTRY`) could underflow and turn a possible word into an
+    impossible one, so the depth stops before any column has one.
+    """
+    depth = lookahead_depth(system, horizon)
+    if not depth:
+        return None
+    lookahead = Lookahead(system, depth)
+    for length in range(1, depth + 1):
+        for columns in lookahead.float_columns(length, floats.left, floats.right):
+            positive = columns[columns > 0]
+            if positive.size and positive.min() < SMALLEST_PROBABILITY:
+                lookahead.depth = length - 1
+                return lookahead if lookahead.depth >= 2 else None
+    return lookahead
+
+
+def _log_ahead(a: Floats, b: Floats, columns: tuple[Floats, Floats]) -> Floats:
+    """log max over words of (a·f^L_w)/(b·f^R_w) per row of normalised vectors.
+
+    +∞ where some word has b·f^R_w = 0 < a·f^L_w, −∞ where no word is possible on
+    the π side; both exact, since nothing underflows (:func:`_float_lookahead`).
+    """
+    tops, bottoms = a @ columns[0], b @ columns[1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.where(tops > 0, np.log(tops) - np.log(bottoms), -np.inf)
+    best: Floats = logs.max(axis=1)
+    return best
+
+
 class _FloatPass:
     """One level-by-level pass over float frontiers (a beam, or the full pruned search)."""
 
@@ -543,6 +605,7 @@ class _FloatPass:
         self.log_gain: Floats = steps * log_kappa
         self.gain_error: Floats = 4 * UNIT_ROUNDOFF * (steps * abs(log_kappa) + 1)
         """Bound on the float error of j·log κ (two logs within an ulp, one product)."""
+        self.lookahead = _float_lookahead(system, horizon, floats)
 
     def _start(self) -> tuple[_Level, Indices]:
         n, comparisons = self.system.size, self.comparisons
@@ -709,7 +772,11 @@ def _prune(
 
     The bound for j more steps is the smaller of the classic one and the
     gain bound |a|/|b|·κ^j (:func:`~faier.engines.exact.pruning.gain_bounds`);
-    a child is kept if the bound beats the incumbent of some length it can reach.
+    for j up to the lookahead depth J it is the exact best over the words of
+    length j, and past J, where κ is finite, at most that of J times κ^{j−J}
+    (:mod:`~faier.engines.exact.lookahead`; the margin then covers J + 1 more
+    steps of float error).  A child is kept if the bound beats the incumbent
+    of some length it can reach.
     """
     best = incumbents(state)
     remaining = np.arange(1, search.horizon - depth + 1)
@@ -721,6 +788,24 @@ def _prune(
     band = BAND * eta + search.gain_error[remaining]
     if search.gains_finite:
         bounds = np.minimum(bounds, child.log_ratio[:, None] + search.log_gain[None, remaining])
+    lookahead = search.lookahead
+    ahead = 0 if lookahead is None else min(lookahead.depth, len(remaining))
+    if lookahead is not None and ahead:
+        eta = _margin(depth + ahead + 1, child.a.shape[1], float(np.abs(child.log_ratio).max()))
+        band = BAND * eta + search.gain_error[remaining]
+        # Rows kept anyway by a length past the lookahead need no columns, unless the
+        # gain bound lowers those lengths too (then every row gets them).
+        later = (bounds[:, ahead:] - band[None, ahead:] > lowest[None, ahead:]).any(axis=1)
+        near = np.arange(bounds.shape[0]) if search.gains_finite else np.flatnonzero(~later)
+        a, b, lr = child.a[near], child.b[near], child.log_ratio[near]
+        for j in range(1, ahead + 1):
+            columns = lookahead.float_columns(j, search.floats.left, search.floats.right)
+            bounds[near, j - 1] = lr + _log_ahead(a, b, columns)
+        if search.gains_finite:
+            first = bounds[near, ahead - 1]
+            for j in range(ahead + 1, len(remaining) + 1):
+                scaled = first + search.log_gain[j - ahead]
+                bounds[near, j - 1] = np.minimum(bounds[near, j - 1], scaled)
     surely: NDArray[np.bool_] = np.asarray((bounds - band[None, :] > lowest[None, :]).any(axis=1))
     maybe: NDArray[np.bool_] = np.asarray((bounds + band[None, :] > lowest[None, :]).any(axis=1))
     keep = surely.copy()
@@ -729,8 +814,14 @@ def _prune(
             incumbent = best[depth + j]
             gain = search.gains[j] if search.gains_finite else None
             guess = float(bounds[i, column])
-            operand = _Bound(exact, depth, int(i), search.growth[j], gain, guess, eta)
-            tie = guess == lowest[column]  # most likely an exact tie: balls cannot settle it
+            how = None
+            if lookahead is not None and j <= ahead:
+                how = _Ahead(lookahead, j)
+            elif lookahead is not None and ahead and search.gains_finite:
+                factor = search.gains[j - ahead].ratio
+                how = _Ahead(lookahead, ahead, factor)
+            operand = _Bound(exact, depth, int(i), search.growth[j], gain, guess, eta, how)
+            tie = _near_tie(guess, float(lowest[column]))
             if incumbent is None or _exceeds(
                 operand, _Known(incumbent), exact.use_balls and not tie
             ):
@@ -739,6 +830,23 @@ def _prune(
     counts.pruned += int((~keep).sum())
     counts.cut |= bool((~keep).any())
     return np.flatnonzero(keep)
+
+
+TIE_ULPS = 64
+"""Float bounds this close to an incumbent are taken for exact ties (see :func:`_near_tie`)."""
+
+
+def _near_tie(guess: float, incumbent: float) -> bool:
+    """Whether a bound is most likely exactly the incumbent: balls cannot settle a tie.
+
+    The lookahead bound of a prefix on the witness's path is the incumbent
+    itself, computed along another route, so the two floats differ by a few
+    ulps; such a decision goes straight to exact arithmetic (a guess only
+    picks the method, never the answer).
+    """
+    if not math.isfinite(incumbent):
+        return guess == incumbent
+    return abs(guess - incumbent) <= TIE_ULPS * UNIT_ROUNDOFF * max(1.0, abs(incumbent))
 
 
 def _audit(guess: float, exact: float, eta: float) -> None:
