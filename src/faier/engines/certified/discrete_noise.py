@@ -37,7 +37,7 @@ from faier.core.budget import Budget
 from faier.core.problem import Problem
 from faier.engines.certified import balls, intervals, lattice
 from faier.engines.certified.densities import NUMBER, fill
-from faier.engines.certified.engine import _describe, _exceeds, _pairs, _plain
+from faier.engines.certified.engine import _describe, _exceeds, _log_ratio, _pairs, _plain
 from faier.engines.certified.exppoly import ExpSum
 from faier.engines.certified.integrate import Unsupported
 from faier.engines.certified.lattice_paths import LatticeRun, Tail, TailVariable, lattice_paths
@@ -486,6 +486,9 @@ class Enclosed:
     reasons: tuple[str, ...]
     paths: int
     width: int
+    exact: tuple[dict[Hashable, ExpSum], ...] | None = None
+    """Per input: each output's probability times the common denominator Π(1 + e^{−1/t}),
+    exactly, when every path has a closed form over the same discrete Laplace draws."""
 
     @property
     def complete(self) -> bool:
@@ -502,6 +505,8 @@ def enclosed_table(problem: Problem, width: int, bits: int, budget: Budget) -> E
     lost_all: list[Any] = []
     reasons: dict[str, None] = {}
     outputs: dict[Hashable, None] = {}
+    numerators: list[dict[Hashable, ExpSum]] | None = []
+    denominators: set[tuple[Fraction, ...]] = set()
     count = 0
     with balls.precision(bits):
         for x in inputs:
@@ -515,11 +520,18 @@ def enclosed_table(problem: Problem, width: int, bits: int, budget: Budget) -> E
             count += len(found)
             budget.spend(len(found))
             dist: dict[Hashable, Any] = {}
+            closed: dict[Hashable, ExpSum] = {}
             lost = flint.arb(0)
             total = flint.arb(0)
             for path in found:
                 if path.reason is not None:
                     reasons.setdefault(path.reason)
+                if path.closed_form is None or path.output is None:
+                    numerators = None
+                elif numerators is not None:
+                    value, scales = path.closed_form
+                    denominators.add(scales)
+                    closed[path.output] = closed.get(path.output, ExpSum(())) + value
                 total += path.probability
                 if path.output is None:
                     lost += path.probability
@@ -533,6 +545,9 @@ def enclosed_table(problem: Problem, width: int, bits: int, budget: Budget) -> E
                 )
             probabilities.append(dist)
             lost_all.append(lost)
+            if numerators is not None:
+                numerators.append({o: v for o, v in closed.items() if not v.is_zero})
+    common = numerators is not None and len(denominators) <= 1
     return Enclosed(
         inputs,
         tuple(outputs),
@@ -541,6 +556,7 @@ def enclosed_table(problem: Problem, width: int, bits: int, budget: Budget) -> E
         tuple(reasons),
         count,
         width,
+        tuple(numerators) if common and numerators is not None else None,
     )
 
 
@@ -617,6 +633,101 @@ def _explained(result: Result) -> Result:
     return result
 
 
+def _exact_enclosed(problem: Problem, budget: Budget) -> Enclosed | None:
+    """The narrowest window's table whose paths all have closed forms (discrete Laplace)."""
+    for width in WIDTHS:
+        table = enclosed_table(problem, width, BITS[0], budget)
+        if table.complete:
+            return table if table.exact is not None else None
+        if table.paths * (2 * width + 3) > MAX_PATHS:
+            return None
+    return None
+
+
+EXACT_METHOD = (
+    "; the comparisons the balls left open decided exactly: every probability is an exact sum "
+    "Σ q·e^r over the common denominator Π(1 + e^(−1/t)) of the discrete Laplace draws"
+)
+
+
+def _exact_witness(
+    problem: Problem, table: Enclosed, i: int, j: int, o: Hashable
+) -> CertifiedWitness:
+    import flint
+
+    mechanism = problem.mechanism
+    assert isinstance(mechanism, Program) and table.exact is not None
+    p = table.probabilities[i][o]
+    q = table.probabilities[j].get(o, flint.arb(0))
+    with balls.precision(BITS[0]):
+        return CertifiedWitness(
+            _plain(table.inputs[i]),
+            _plain(table.inputs[j]),
+            mechanism.output_name(o),
+            _enclosure(p),
+            _enclosure(q) if o in table.probabilities[j] else Enclosure(0.0, 0.0, "0"),
+            Enclosure(*balls.floats(p / q))
+            if o in table.probabilities[j]
+            else Enclosure(math.inf, math.inf, "∞"),
+        )
+
+
+def _exact_verify(problem: Problem, eps: Epsilon, found: Result, budget: Budget) -> Result:
+    """An undecided pure-ε answer settled on the exact numerators, when they exist."""
+    table = _exact_enclosed(problem, budget)
+    if table is None or table.exact is None:
+        return found
+    for i, j in _pairs(problem, table.inputs):
+        budget.check_time()
+        for o, p in table.exact[i].items():
+            q = table.exact[j].get(o)
+            answer = True if q is None else _exceeds(p, q, eps)
+            if answer is None:
+                return found
+            if answer:
+                return replace(
+                    found,
+                    verdict=Verdict.VIOLATED,
+                    reason=None,
+                    method=found.method + EXACT_METHOD,
+                    certified_witness=_exact_witness(problem, table, i, j, o),
+                    epsilon_star=Loss(None) if q is None else None,
+                )
+    return replace(
+        found,
+        verdict=Verdict.HOLDS,
+        reason=None,
+        certified_witness=None,
+        method=found.method + EXACT_METHOD,
+    )
+
+
+def _closed_epsilon(problem: Problem, found: Result, budget: Budget) -> Result:
+    """ε* with its closed form (``7/10``) when the probabilities have exact numerators."""
+    enclosure = found.enclosure
+    if enclosure is None or not math.isfinite(enclosure.upper):
+        return found
+    table = _exact_enclosed(problem, budget)
+    if table is None or table.exact is None:
+        return found
+    best: tuple[float, ExpSum, ExpSum] | None = None
+    with balls.precision(BITS[0]):
+        for i, j in _pairs(problem, table.inputs):
+            for o, p in table.exact[i].items():
+                q = table.exact[j].get(o)
+                if q is None:
+                    return found
+                low = balls.floats(balls.ball(p) / balls.ball(q))[0]
+                if best is None or low > best[0]:
+                    best = (low, p, q)
+    if best is None:
+        return found
+    closed = _log_ratio(best[1], best[2])
+    if closed is None:
+        return found
+    return replace(found, enclosure=replace(enclosure, closed_form=closed))
+
+
 # ---------------------------------------------------------------- entry points
 
 
@@ -642,7 +753,9 @@ def epsilon(problem: Problem, budget: Budget) -> Result:
             return found
     try:
         table = ball_table(problem, WIDTHS[0], BITS[0], budget)
-        return _explained(intervals.epsilon(problem, table, budget))
+        return _closed_epsilon(
+            problem, _explained(intervals.epsilon(problem, table, budget)), budget
+        )
     except Unsupported as exc:
         return _unsupported(problem, None, f"no closed form: {exc}", started)
 
@@ -657,7 +770,10 @@ def verify(problem: Problem, eps: Epsilon, budget: Budget) -> Result:
             return found
     try:
         table = ball_table(problem, WIDTHS[0], BITS[0], budget)
-        return _explained(intervals.verify(problem, eps, table, budget))
+        result = _explained(intervals.verify(problem, eps, table, budget))
+        if result.verdict is Verdict.UNKNOWN:
+            result = _exact_verify(problem, eps, result, budget)
+        return result
     except Unsupported as exc:
         return _unsupported(problem, eps, f"no closed form: {exc}", started)
 

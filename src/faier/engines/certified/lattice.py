@@ -23,6 +23,7 @@ from functools import cache
 from typing import Any
 
 from faier.engines.certified.balls import _rational
+from faier.engines.certified.exppoly import ExpSum
 from faier.mechanisms.discrete_noise import DiscreteNoise
 
 DIRECT = 4096
@@ -130,3 +131,33 @@ def window(dist: DiscreteNoise, tail: float) -> int:
         # 2α^{W+1}/(1 + α) ≤ 2α^{W+1} ≤ tail
         return max(0, math.ceil(math.log(tail / 2) * float(dist.scale)))
     return max(0, math.ceil(float(dist.scale) * math.sqrt(2 * math.log(2 / tail))))
+
+
+def exact_mass(dist: DiscreteNoise, low: int | None, high: int | None) -> ExpSum | None:
+    """(1 + α)·Pr[low ≤ K ≤ high] for the discrete Laplace, an exact ExpSum (None: Gaussian).
+
+    Σ_{j=a}^{b} (1 − α)·α^j = α^a − α^{b+1} with α = e^{−1/t}, so every mass of
+    the discrete Laplace is an ExpSum over the common denominator 1 + α, and
+    ties between probabilities are decided exactly (Lindemann–Weierstrass).
+    """
+    if dist.kind != "discrete_laplace":
+        return None
+    loc = int(dist.loc)
+    a = None if low is None else low - loc
+    b = None if high is None else high - loc
+    if a is not None and b is not None and a > b:
+        return ExpSum(())
+    rate = -1 / Fraction(dist.scale)
+
+    def power(n: int | None) -> ExpSum:  # α^n, 0 at n = ∞
+        return ExpSum(()) if n is None else ExpSum.exp(rate * n)
+
+    total = ExpSum(())
+    if b is None or b >= 0:  # offsets j ≥ 0 within [a, b]
+        start = max(a, 0) if a is not None else 0
+        total = total + power(start) - power(None if b is None else b + 1)
+    if a is None or a < 0:  # offsets j < 0: mirrored to [max(−b, 1), −a]
+        start = max(-b, 1) if b is not None else 1
+        stop = None if a is None else -a
+        total = total + power(start) - power(None if stop is None else stop + 1)
+    return total

@@ -29,6 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from faier.engines.certified import balls, lattice
+from faier.engines.certified.exppoly import ExpSum
 from faier.engines.certified.integrate import Unsupported, probability
 from faier.engines.certified.symbolic import Linear, NotLinear, Output, _freeze, _Run
 from faier.errors import BudgetExceeded
@@ -280,6 +281,32 @@ class LatticePath:
     exact: bool
     """False: the probability is only known to lie in [0, the path's mass]."""
     reason: str | None = None
+    closed_form: tuple[ExpSum, tuple[Fraction, ...]] | None = None
+    """The probability as numerator / Π(1 + e^{−1/t}) over the discrete Laplace scales t
+    drawn (:func:`.lattice.exact_mass`), when every factor has a closed form."""
+
+
+def _closed_form(
+    run: LatticeRun, skip: frozenset[int] = frozenset()
+) -> tuple[ExpSum, tuple[Fraction, ...]] | None:
+    """The path's probability as an exact numerator and its denominator's scales, if any."""
+    if run.unresolved:
+        return None
+    value = ExpSum.rational(Fraction(run.weight))
+    scales: list[Fraction] = []
+    factors = [(d, k, k) for d, k in run.points] + [
+        (v.dist, v.low, v.high) for i, v in enumerate(run.tails) if i not in skip
+    ]
+    for dist, low, high in factors:
+        mass = lattice.exact_mass(dist, low, high)
+        if mass is None:
+            return None
+        value = value * mass
+        scales.append(dist.scale)
+    if run.constraints:
+        value = value * probability(run.noise, run.constraints)
+    scales.extend(run.tails[i].dist.scale for i in skip)
+    return value, tuple(sorted(scales))
 
 
 def _weight(run: LatticeRun, bits: int) -> Any:
@@ -294,7 +321,7 @@ def _weight(run: LatticeRun, bits: int) -> Any:
     return value
 
 
-def _expand(run: LatticeRun, raw: Any, bits: int) -> list[tuple[Hashable, Any]] | None:
+def _expand(run: LatticeRun, raw: Any, bits: int) -> list[tuple[Hashable, Any, Any]] | None:
     """A released tail number listed value by value when its interval is small; None if not."""
     used = sorted({v for t in _tails_in(raw) for v, _ in t.coefficients})
     sizes = []
@@ -313,22 +340,24 @@ def _expand(run: LatticeRun, raw: Any, bits: int) -> list[tuple[Hashable, Any]] 
             base *= lattice.mass(variable.dist, variable.low, variable.high, bits)
     if run.constraints:
         base *= balls.ball(probability(run.noise, run.constraints))
-    found: list[tuple[Hashable, Any]] = []
+    found: list[tuple[Hashable, Any, Any]] = []
+    exact = _closed_form(run, frozenset(used))
 
-    def assign(index: int, values: dict[int, int], weight: Any) -> None:
+    def assign(index: int, values: dict[int, int], weight: Any, closed: Any) -> None:
         if index == len(used):
-            found.append((_freeze(_substitute(raw, values)), weight))
+            found.append((_freeze(_substitute(raw, values)), weight, closed))
             return
         variable = run.tails[used[index]]
         assert variable.low is not None and variable.high is not None
         for k in range(variable.low, variable.high + 1):
-            assign(
-                index + 1,
-                {**values, used[index]: k},
-                weight * lattice.point(variable.dist, k, bits),
-            )
+            mass = lattice.point(variable.dist, k, bits)
+            numerator = lattice.exact_mass(variable.dist, k, k)
+            following = None
+            if closed is not None and numerator is not None:
+                following = (closed[0] * numerator, closed[1])
+            assign(index + 1, {**values, used[index]: k}, weight * mass, following)
 
-    assign(0, {}, base)
+    assign(0, {}, base, exact)
     return found
 
 
@@ -391,7 +420,7 @@ def _finish(run: LatticeRun, raw: Any, bits: int) -> list[LatticePath]:
                 run.unresolved or "a noisy integer from the tail released on an unbounded range"
             )
             return [LatticePath(None, _weight(run, bits), False, reason)]
-        return [LatticePath(output, weight, True) for output, weight in listed]
+        return [LatticePath(o, weight, True, None, closed) for o, weight, closed in listed]
     output = _freeze(raw)
     if _has_number(output):
         raise Unsupported("a continuous noisy number released next to integer noise")
@@ -400,4 +429,4 @@ def _finish(run: LatticeRun, raw: Any, bits: int) -> list[LatticePath]:
         import flint
 
         return [LatticePath(output, flint.arb(0).union(weight), False, run.unresolved)]
-    return [LatticePath(output, weight, True)]
+    return [LatticePath(output, weight, True, None, _closed_form(run))]
