@@ -236,3 +236,18 @@ def test_cli_reaches_the_engine(tmp_path: Path) -> None:
     out = runner.invoke(app, ["epsilon", str(source), "--json"])
     star = json.loads(out.output)["epsilon_star"]
     assert star["lower"] <= 0.7 <= star["upper"]
+
+
+def test_least_epsilon_for_a_delta_against_a_direct_sum() -> None:
+    @faier.program(inputs=faier.scalars(2))
+    def noisy(x: int, ctx: Any) -> Any:
+        return x + ctx.draw(faier.discrete_gaussian(0, 2))
+
+    low, high = 0.0, 5.0
+    for _ in range(60):  # the float δ(ε) is decreasing in ε: bisect it
+        middle = (low + high) / 2
+        low, high = (middle, high) if _gaussian_delta(2.0, 1, middle) > 0.01 else (low, middle)
+    result = faier.epsilon(_problem(noisy), delta="0.01")
+    assert result.enclosure is not None
+    assert result.enclosure.lower - 1e-9 <= low <= result.enclosure.upper + 1e-9
+    assert result.enclosure.upper - result.enclosure.lower < 1e-8

@@ -382,6 +382,88 @@ def _threshold(dist: DiscreteNoise, c: Fraction, d: Fraction, eps: Epsilon) -> i
     return top
 
 
+@dataclass(frozen=True)
+class _Move:
+    """A pair whose outputs differ in one released integer: c + K against d + K."""
+
+    coordinate: int
+    dist: DiscreteNoise
+    c: int
+    d: int
+
+
+def _move(a: Shifted, b: Shifted) -> _Move | str | None:
+    """The one coordinate a pair moves ('same' when none), or None for other shapes."""
+    if a.skeleton != b.skeleton:
+        return None
+    moved = [k for k, (x, y) in enumerate(zip(a.numbers, b.numbers, strict=True)) if x != y]
+    if not moved:
+        return "same"
+    if len(moved) > 1:
+        return None
+    (dist, c), (_, d) = a.numbers[moved[0]], b.numbers[moved[0]]
+    if c.denominator != 1 or d.denominator != 1:
+        return None
+    return _Move(moved[0], dist, int(c), int(d))
+
+
+@dataclass(frozen=True)
+class _Gap:
+    """δ(ε) of one pair as a ball, with the half-line where p > e^ε·q and its masses."""
+
+    value: Any
+    p: Any
+    q: Any
+    edge: int
+    below: bool
+    """The event is v ≤ edge (else v ≥ edge)."""
+
+
+def _gap(move: _Move, eps: Epsilon, bits: int) -> _Gap | None:
+    """δ(ε) = P_c(A) − e^ε·P_d(A) on the half-line A (None: A is empty, δ(ε) = 0)."""
+    dist, c, d = move.dist, move.c, move.d
+    below = c < d  # outputs v = c + K with K around dist.loc: weights w(v − c − loc)
+    loc = dist.loc
+    edge = (
+        _threshold(dist, -c - loc, -d - loc, eps)
+        if below
+        else _threshold(dist, c + loc, d + loc, eps)
+    )
+    if edge is None:
+        return None
+    with balls.precision(bits):
+        if below:  # mirrored: v ≤ −edge
+            p = lattice.mass(dist, None, -edge - c, bits)
+            q = lattice.mass(dist, None, -edge - d, bits)
+        else:
+            p = lattice.mass(dist, edge - c, None, bits)
+            q = lattice.mass(dist, edge - d, None, bits)
+        value = p - balls.exp_epsilon_ball(eps, bits) * q
+    return _Gap(value, p, q, -edge if below else edge, below)
+
+
+def _moves(
+    problem: Problem, shapes: tuple[Shifted, ...]
+) -> tuple[list[tuple[int, int, _Move]], list[Any]] | None:
+    losses = _shift_losses(problem, shapes)
+    if losses is None or not losses:
+        return None
+    moves = []
+    for _, i, j in losses:
+        move = _move(shapes[i], shapes[j])
+        if move is None:
+            return None
+        if isinstance(move, _Move):
+            moves.append((i, j, move))
+    return moves, losses
+
+
+DELTA_METHOD = (
+    "; δ(ε) = P_c(A) − e^ε·P_c′(A) on the half-line A where the ratio exceeds e^ε "
+    "(the log ratio is monotone in the output), its tails certified"
+)
+
+
 def _shift_delta(
     problem: Problem,
     shapes: tuple[Shifted, ...],
@@ -391,83 +473,122 @@ def _shift_delta(
     started: float,
 ) -> Result | None:
     """δ(ε) per pair for pairs differing in one coordinate, decided on certified balls."""
-    losses = _shift_losses(problem, shapes)
-    if losses is None or not losses:
+    found = _moves(problem, shapes)
+    if found is None:
         return None
+    moves, losses = found
     mechanism = problem.mechanism
     assert isinstance(mechanism, Program)
-    worst: tuple[Any, int, int, int, Any, Any] | None = None
-    undecided = False
-    for _, i, j in losses:
+    undecided: _Gap | None = None
+    for i, j, move in moves:
         budget.check_time()
-        a, b = shapes[i], shapes[j]
-        if a.skeleton != b.skeleton:
-            return None
-        moved = [k for k, (x, y) in enumerate(zip(a.numbers, b.numbers, strict=True)) if x != y]
-        if not moved:
-            continue
-        if len(moved) > 1:
-            return None
-        k = moved[0]
-        dist, c = a.numbers[k]
-        d = b.numbers[k][1]
-        if c.denominator != 1 or d.denominator != 1:
-            return None
-        flip = c < d
-        # outputs v = c + K with K around dist.loc: weights w(v − c − loc)
-        shift = dist.loc
-        edge = (
-            _threshold(dist, -c - shift, -d - shift, eps)
-            if flip
-            else _threshold(dist, c + shift, d + shift, eps)
-        )
-        if edge is None:
-            continue
         for bits in BITS:
-            with balls.precision(bits):
-                if flip:  # mirror: v ≤ −edge
-                    p = lattice.mass(dist, None, -edge - int(c), bits)
-                    q = lattice.mass(dist, None, -edge - int(d), bits)
-                else:
-                    p = lattice.mass(dist, edge - int(c), None, bits)
-                    q = lattice.mass(dist, edge - int(d), None, bits)
-                value = p - balls.exp_epsilon_ball(eps, bits) * q
-                limit = balls._rational(delta)
-                if value > limit:
-                    witness = CertifiedWitness(
-                        _plain(mechanism.inputs.values[i]),
-                        _plain(mechanism.inputs.values[j]),
-                        f"an output {'≤' if flip else '≥'} {-edge if flip else edge}"
-                        + (f" in coordinate {k + 1}" if len(a.numbers) > 1 else ""),
-                        _enclosure(p),
-                        _enclosure(q),
-                        Enclosure(*balls.floats(p / q)),
-                    )
-                    return replace(
-                        _result(
-                            problem, eps, shapes, losses, Verdict.VIOLATED, witness, False, started
-                        ),
-                        delta=delta,
-                        reason=f"δ(ε) ∈ {_enclosure(value).show()} > δ = {delta} on this pair",
-                    )
-                if value <= limit:
-                    break
+            gap = _gap(move, eps, bits)
+            if gap is None:
+                break
+            limit = balls._rational(delta)
+            if gap.value > limit:
+                where = (
+                    f" in coordinate {move.coordinate + 1}" if len(shapes[i].numbers) > 1 else ""
+                )
+                witness = CertifiedWitness(
+                    _plain(mechanism.inputs.values[i]),
+                    _plain(mechanism.inputs.values[j]),
+                    f"an output {'≤' if gap.below else '≥'} {gap.edge}{where}",
+                    _enclosure(gap.p),
+                    _enclosure(gap.q),
+                    Enclosure(*balls.floats(gap.p / gap.q)),
+                )
+                return replace(
+                    _result(
+                        problem, eps, shapes, losses, Verdict.VIOLATED, witness, False, started
+                    ),
+                    delta=delta,
+                    method=SHIFT_METHOD.format(noise=_noise_names(shapes), inputs=len(shapes))
+                    + DELTA_METHOD,
+                    reason=f"δ(ε) ∈ {_enclosure(gap.value).show()} > δ = {delta} on this pair",
+                )
+            if gap.value <= limit:
+                break
         else:
-            undecided = True
-            worst = (value, i, j, k, p, q)
-    verdict = Verdict.UNKNOWN if undecided else Verdict.HOLDS
+            undecided = gap
+    verdict = Verdict.UNKNOWN if undecided is not None else Verdict.HOLDS
     result = replace(
         _result(problem, eps, shapes, losses, verdict, None, False, started), delta=delta
     )
-    if worst is not None:
-        result = replace(
-            result,
-            reason=f"δ(ε) ∈ {_enclosure(worst[0]).show()} equals δ to {BITS[-1]} bits",
+    if undecided is not None:
+        shown = _enclosure(undecided.value).show()
+        result = replace(result, reason=f"δ(ε) ∈ {shown} equals δ to {BITS[-1]} bits")
+    return replace(result, method=result.method + DELTA_METHOD)
+
+
+EPSILON_CAP = 512
+"""The largest ε the least-ε search tries before reporting a lower bound."""
+
+
+def _shift_epsilon_delta(
+    problem: Problem, shapes: tuple[Shifted, ...], delta: Fraction, budget: Budget, started: float
+) -> Result | None:
+    """The least ε with δ(ε) ≤ δ on every pair, bisected on certified δ(ε) (nonincreasing)."""
+    found = _moves(problem, shapes)
+    if found is None:
+        return None
+    moves, losses = found
+    limit = balls._rational(delta)
+
+    def above(value: Fraction) -> bool | None:
+        eps = Epsilon.parse(str(value))
+        answer: bool | None = False
+        for _, _, move in moves:
+            budget.check_time()
+            gap = _gap(move, eps, BITS[0])
+            if gap is None or gap.value <= limit:
+                continue
+            if gap.value > limit:
+                return True
+            answer = None
+        return answer
+
+    low: Fraction | None = None  # None: no ε is known to be too small
+    high = Fraction(0)
+    stopped = None
+    if above(high) is not False:
+        floor, high = Fraction(0), Fraction(1)
+        while (state := above(high)) is not False:
+            if state:
+                floor = high
+            if high >= EPSILON_CAP:
+                stopped = f"δ(ε) stays above δ up to ε = {EPSILON_CAP}"
+                break
+            high *= 2
+        while stopped is None and high - floor > Fraction(1, 10**10) * max(Fraction(1), floor):
+            middle = (floor + high) / 2
+            state = above(middle)
+            if state is None:
+                stopped = "the balls cannot separate δ(ε) from δ between these bounds"
+                break
+            floor, high = (middle, high) if state else (floor, middle)
+        low = floor
+    lower = 0.0 if low is None else float(low)
+    capped = stopped is not None and "stays above" in stopped
+    enclosure = (
+        Enclosure(0.0, 0.0, "0")
+        if high == 0
+        else Enclosure(
+            math.nextafter(lower, -math.inf) if lower else 0.0,
+            math.inf if capped else math.nextafter(float(high), math.inf),
         )
-    return replace(
-        result,
-        method=result.method + "; δ(ε) = P_c(A) − e^ε·P_c′(A) on the half-line A where the "
-        "ratio exceeds e^ε, its tails certified",
+    )
+    return Result(
+        target=problem.name,
+        privacy=_describe(problem, len(shapes), len(losses)),
+        method=SHIFT_METHOD.format(noise=_noise_names(shapes), inputs=len(shapes))
+        + DELTA_METHOD
+        + "; the least ε bisected on it (δ(ε) is nonincreasing in ε)",
+        delta=delta,
+        enclosure=enclosure,
+        reason=stopped,
+        statistics=Statistics(seconds=time.perf_counter() - started, comparisons=len(losses)),
     )
 
 
@@ -796,6 +917,11 @@ def verify_delta(problem: Problem, eps: Epsilon, delta: Fraction, budget: Budget
 def epsilon_delta(problem: Problem, delta: Fraction, budget: Budget) -> Result:
     """The least ε with δ(ε) ≤ δ, enclosed on the window's certified table."""
     started = time.perf_counter()
+    shapes = shifted_shape(problem)
+    if shapes is not None:
+        found = _shift_epsilon_delta(problem, shapes, delta, budget, started)
+        if found is not None:
+            return found
     try:
         table = ball_table(problem, WIDTHS[0], BITS[0], budget)
         return _explained(intervals.epsilon_delta(problem, delta, table, budget))
