@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import math
 import resource
 import subprocess
 import sys
@@ -36,7 +37,7 @@ from typing import Any
 
 from machine import describe
 
-from faier.engines.exact import balls, sequence_mode
+from faier.engines.exact import balls, lookahead, sequence_mode
 from faier.engines.exact.integer_vectors import integer_times, integer_vector
 
 HERE = Path(__file__).resolve().parent
@@ -98,6 +99,8 @@ def run_case(states: int, horizon: int, decisions: str) -> dict[str, Any]:
     """One search in this process (``--case``): seconds, memory and the exact ε*."""
     if decisions == "exact":
         balls.available = lambda: False  # type: ignore[assignment]
+    if decisions == "previous":
+        lookahead.MAX_WORDS = 0  # the engine before lookahead pruning
     started = time.perf_counter()
     seconds, explored, ratio = sequence_bench.search_random(states, horizon, "float")
     assert ratio is not None
@@ -138,23 +141,32 @@ def main() -> None:
     for states in sizes:
         print(f"{states:>6} " + " ".join(one_step(states)), flush=True)
     cases = [(100, 8), (200, 8)] + ([] if args.quick else [(300, 10), (500, 10)])
-    print("\nmerged search, whole process (s) = build + search; decisions by balls vs exactly")
+    print(
+        "\nmerged search, whole process (s) = build + search: the default (lookahead pruning,"
+        "\ndecisions by balls), the previous engine (no lookahead) and decisions made exactly"
+    )
     header = (
-        f"{'states':>6} {'k':>3} | {'balls: whole':>12} {'search':>7} {'MB':>5} | "
-        f"{'exact: whole':>12} {'search':>7} {'MB':>5} | {'explored':>8}  ε* bits"
+        f"{'states':>6} {'k':>3} | "
+        f"{'default: whole':>14} {'search':>7} {'MB':>5} {'explored':>8} | "
+        f"{'previous: whole':>15} {'search':>7} {'MB':>5} {'explored':>8} | "
+        f"{'exact: whole':>12} {'search':>7} {'MB':>5} |  ε*"
     )
     print(header)
     print("-" * len(header))
     for states, horizon in cases:
         fast = in_subprocess(states, horizon, "balls")
+        before = in_subprocess(states, horizon, "previous")
         slow = in_subprocess(states, horizon, "exact")
-        if fast["ratio"] != slow["ratio"]:
+        if not fast["ratio"] == before["ratio"] == slow["ratio"]:
             raise SystemExit(f"disagreement at {states} states")
+        ratio = Fraction(*fast["ratio"])
+        value = math.log(ratio.numerator) - math.log(ratio.denominator)
         print(
-            f"{states:>6} {horizon:>3} | {fast['whole']:12.2f} {fast['search']:7.2f} "
-            f"{fast['maxrss_mb']:5.0f} | {slow['whole']:12.2f} {slow['search']:7.2f} "
-            f"{slow['maxrss_mb']:5.0f} | {fast['explored']:>8}  "
-            f"{int(fast['ratio'][0]).bit_length()}",
+            f"{states:>6} {horizon:>3} | {fast['whole']:14.2f} {fast['search']:7.2f} "
+            f"{fast['maxrss_mb']:5.0f} {fast['explored']:>8} | {before['whole']:15.2f} "
+            f"{before['search']:7.2f} {before['maxrss_mb']:5.0f} {before['explored']:>8} | "
+            f"{slow['whole']:12.2f} {slow['search']:7.2f} {slow['maxrss_mb']:5.0f} |  "
+            f"{value:.9f} ({ratio.numerator.bit_length()} bits)",
             flush=True,
         )
 

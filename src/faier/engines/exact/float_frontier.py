@@ -364,19 +364,10 @@ class _Bound:
     def ball(self, bits: int) -> balls.Ball:
         if bits not in self.balls:
             a, b = self.exact_vectors.ball_vectors(self.depth, self.index, bits)
-            ahead = self.ahead
-            if ahead is not None and ahead.gain_after is None:
-                bound = ahead.lookahead.ball_bound(a, b, ahead.length, bits)
-            else:
-                bound = _ball_bound(a.entries(), b.entries(), self.growth)
-                if self.gain is not None and self.gain.ratio is not None:
-                    scaled = balls.ratio(balls.mass(a), balls.mass(b), self.gain.ratio)
-                    bound = balls.smaller(bound, scaled)
-                if ahead is not None and ahead.gain_after is not None:
-                    first = ahead.lookahead.ball_bound(a, b, ahead.length, bits)
-                    if first is not balls.UNDECIDED and first is not balls.INFINITE:
-                        first = first * balls.ball(ahead.gain_after)
-                    bound = balls.smaller(bound, first)
+            bound = _ball_bound(a.entries(), b.entries(), self.growth)
+            if self.gain is not None and self.gain.ratio is not None:
+                scaled = balls.ratio(balls.mass(a), balls.mass(b), self.gain.ratio)
+                bound = balls.smaller(bound, scaled)
             self.balls[bits] = bound
             if len(self.balls) == 1:
                 _audit_ball(self.guess, self.balls[bits], self.eta)
@@ -386,11 +377,11 @@ class _Bound:
         a, b = self.exact_vectors.vectors(self.depth, self.index)
         ahead = self.ahead
         if ahead is not None and ahead.gain_after is None:
-            bound = ahead.lookahead.exact_bound(a, b, ahead.length)
+            bound = ahead.lookahead.exact_bound(a, b, ahead.length, ahead.words)
         else:
             bound = integer_ratio_bound(a, b, self.growth, self.gain)
             if ahead is not None and ahead.gain_after is not None:
-                first = ahead.lookahead.exact_bound(a, b, ahead.length)
+                first = ahead.lookahead.exact_bound(a, b, ahead.length, ahead.words)
                 bound = smaller(bound, combined(first, Loss(ahead.gain_after)))
         _audit(self.guess, _log_loss(bound), self.eta)
         _check_balls(bound, self.balls)
@@ -400,11 +391,14 @@ class _Bound:
 @dataclass(frozen=True)
 class _Ahead:
     """How a :class:`_Bound` uses the lookahead: the exact best over words of ``length``,
-    or (``gain_after`` set) that times the gain bound of the steps after them."""
+    or (``gain_after`` set) that times the gain bound of the steps after them.  Such
+    a bound is decided exactly, never in balls (see :mod:`lookahead`)."""
 
     lookahead: Lookahead
     length: int
     gain_after: Fraction | None = None
+    words: tuple[int, ...] | None = None
+    """The words whose float ratio could reach the incumbent (the others provably cannot)."""
 
 
 def _ball_bound(a: list[Any], b: list[Any], growth: list[Loss]) -> balls.Ball:
@@ -566,6 +560,22 @@ def _float_lookahead(system: SequenceSystem, horizon: int, floats: FloatSystem) 
                 lookahead.depth = length - 1
                 return lookahead if lookahead.depth >= 2 else None
     return lookahead
+
+
+def _words_above(
+    search: _FloatPass, lookahead: Lookahead, child: _Level, row: int, length: int, low: float
+) -> tuple[int, ...]:
+    """The words whose float loss from this row is above ``low`` (the incumbent less the band).
+
+    Every other word's exact loss is below the incumbent (its float is within
+    η of it and the band is wider), so it cannot decide a prune; the one of
+    largest float loss is always among these when the row's bound is in the band.
+    """
+    left, right = lookahead.float_columns(length, search.floats.left, search.floats.right)
+    tops, bottoms = child.a[row] @ left, child.b[row] @ right
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.where(tops > 0, np.log(tops) - np.log(bottoms), -np.inf)
+    return tuple(int(w) for w in np.flatnonzero(child.log_ratio[row] + logs > low))
 
 
 def _log_ahead(a: Floats, b: Floats, columns: tuple[Floats, Floats]) -> Floats:
@@ -814,16 +824,22 @@ def _prune(
             incumbent = best[depth + j]
             gain = search.gains[j] if search.gains_finite else None
             guess = float(bounds[i, column])
+            if guess + band[column] <= lowest[column]:
+                continue  # surely not above this length's incumbent, as decided for pruning
             how = None
+            threshold = float(lowest[column] - band[column])
             if lookahead is not None and j <= ahead:
-                how = _Ahead(lookahead, j)
+                words = _words_above(search, lookahead, child, int(i), j, threshold)
+                how = _Ahead(lookahead, j, None, words)
             elif lookahead is not None and ahead and search.gains_finite:
                 factor = search.gains[j - ahead].ratio
-                how = _Ahead(lookahead, ahead, factor)
+                threshold -= float(search.log_gain[j - ahead])
+                words = _words_above(search, lookahead, child, int(i), ahead, threshold)
+                how = _Ahead(lookahead, ahead, factor, words)
             operand = _Bound(exact, depth, int(i), search.growth[j], gain, guess, eta, how)
             tie = _near_tie(guess, float(lowest[column]))
             if incumbent is None or _exceeds(
-                operand, _Known(incumbent), exact.use_balls and not tie
+                operand, _Known(incumbent), exact.use_balls and not tie and how is None
             ):
                 keep[i] = True
                 break
