@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import integrate, stats
 from scipy.special import ndtr
 from typer.testing import CliRunner
@@ -292,3 +294,123 @@ def test_interval_decisions_refine_and_stay_sound() -> None:
             problem, Epsilon.parse("0"), Fraction(1, delta), table, budget
         )
         assert result.verdict is verdict
+
+
+def test_ranking_is_unknown_not_merged(tmp_path: Path) -> None:
+    """A full ranking's paths are chains whose per-output stars coincide: not an argmax."""
+    source = tmp_path / "rank.py"
+    source.write_text(
+        "import faier\n\n"
+        "@faier.program(inputs=faier.grid(3, 1))\n"
+        "def ranking(x, ctx):\n"
+        "    noisy = [q + ctx.draw(faier.gaussian(0, 2)) for q in x]\n"
+        "    order = [0, 1, 2]\n"
+        "    for i in range(3):\n"
+        "        for j in range(2 - i):\n"
+        "            if noisy[order[j]] < noisy[order[j + 1]]:\n"
+        "                order[j], order[j + 1] = order[j + 1], order[j]\n"
+        "    return tuple(order)\n"
+    )
+    result = faier.epsilon(str(source))
+    assert result.exit_code == 3 and "overlap" in (result.reason or "")
+
+
+def _one_input_table(body: Callable[[Any], Any]) -> dict[Hashable, Any]:
+    from faier.engines.certified import gaussian, symbolic
+
+    run = list(symbolic.paths(body))
+    table = gaussian.ball_table("property", ((0,),), [run], Budget(None, None))
+    return table.values[0]
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    q=st.lists(st.integers(0, 3), min_size=4, max_size=4),
+    sigma=st.sampled_from([Fraction(1, 2), Fraction(1), Fraction(3, 2), Fraction(3)]),
+)
+def test_argmax_merge_against_quad(q: list[int], sigma: Fraction) -> None:
+    def body(ctx: Any) -> Any:
+        noisy = [v + ctx.draw(faier.gaussian(0, sigma)) for v in q]
+        best = 0
+        for i in range(1, len(noisy)):
+            if noisy[i] > noisy[best]:
+                best = i
+        return best
+
+    dist = _one_input_table(body)
+    s = float(sigma)
+    for k in range(len(q)):
+
+        def f(t: float, k: int = k) -> float:
+            value = pdf(t, q[k], s)
+            for j in range(len(q)):
+                if j != k:
+                    value *= cdf(t, q[j], s)
+            return value
+
+        value, error = _quad(f)
+        assert _contains(dist[k], value, error), (q, sigma, k, dist[k], value)
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    q=st.lists(st.integers(-2, 3), min_size=3, max_size=3),
+    noisy=st.lists(st.booleans(), min_size=3, max_size=3),
+    extra=st.lists(st.none() | st.integers(-1, 2), min_size=3, max_size=3),
+    threshold=st.sampled_from([Fraction(0), Fraction(1, 2), Fraction(1)]),
+    sigmas=st.sampled_from([(Fraction(1), Fraction(2)), (Fraction(2), Fraction(1, 2))]),
+)
+def test_threshold_stars_against_quad(
+    q: list[int],
+    noisy: list[bool],
+    extra: list[int | None],
+    threshold: Fraction,
+    sigmas: tuple[Fraction, Fraction],
+) -> None:
+    """Queries (noisy or not) against a noisy threshold and, some, against a public constant:
+    leaves with bounds that switch between t + offset and a constant, centre boxes."""
+    s_t, s_q = sigmas
+
+    def body(ctx: Any) -> Any:
+        t = threshold + ctx.draw(faier.gaussian(0, s_t))
+        out: list[Any] = []
+        for value, has_noise, c in zip(q, noisy, extra, strict=True):
+            v = value + ctx.draw(faier.gaussian(0, s_q)) if has_noise else Fraction(value)
+            above = v >= t
+            out.append(above if c is None else (above, v >= c))
+        return tuple(out)
+
+    dist = _one_input_table(body)
+    total = 0.0
+    for output, ball in dist.items():
+
+        def f(t: float, output: Any = output) -> float:
+            value = pdf(t, float(threshold), float(s_t))
+            for bit, v, has_noise, c in zip(output, q, noisy, extra, strict=True):
+                above, beyond = (bit, None) if c is None else bit
+                low, high = -math.inf, math.inf
+                if above:
+                    low = max(low, t - v)
+                else:
+                    high = min(high, t - v)
+                if c is not None:
+                    if beyond:
+                        low = max(low, c - v)
+                    else:
+                        high = min(high, c - v)
+                if has_noise:
+                    value *= max(0.0, cdf(high, 0, float(s_q)) - cdf(low, 0, float(s_q)))
+                elif not low <= 0 <= high:
+                    return 0.0
+            return value
+
+        centre, spread = float(threshold), 14 * float(s_t)
+        marks = sorted({float(v) for v in q})
+        edges = [centre - spread, *[m for m in marks if abs(m - centre) < spread], centre + spread]
+        value = error = 0.0
+        for a, b in itertools.pairwise(edges):
+            part, err = integrate.quad(f, a, b, epsabs=1e-13, epsrel=1e-12, limit=200)
+            value, error = value + part, error + err
+        total += value
+        assert _contains(ball, value, error + 1e-12), (output, ball, value)
+    assert total == pytest.approx(1.0, abs=1e-9)

@@ -54,14 +54,19 @@ def draws_noise(problem: Problem, timeout: float | None = None) -> bool:
 
 
 class CertifiedEngine:
-    """Closed-form path probabilities of Laplace/exponential noise, certified with arb balls."""
+    """Path probabilities of continuous noise (closed forms, or certified integrals for
+    Gaussian noise) in arb balls."""
 
     name = "certified"
     summary = (
-        "continuous noise (Laplace, exponential): symbolic execution, exact closed-form "
-        "probabilities, certified ε* intervals and verdicts over the input grid"
+        "continuous noise (Laplace, exponential, Gaussian): symbolic execution, closed-form "
+        "or certified-integral probabilities, certified ε* intervals and (ε, δ) verdicts over "
+        "the input grid"
     )
-    needs = "a one-shot @faier.program drawing faier.laplace / faier.exponential noise (DP)"
+    needs = (
+        "a one-shot @faier.program drawing faier.laplace / faier.exponential / faier.gaussian "
+        "noise (DP)"
+    )
 
     def backends(self) -> tuple[Backend, ...]:
         return installed("python-flint", "gmpy2")
@@ -70,7 +75,7 @@ class CertifiedEngine:
         if not draws_noise(problem, options.timeout):
             return Refusal(
                 f"{problem.name} draws no continuous noise (the certified engine decides "
-                "programs that draw faier.laplace or faier.exponential)",
+                "programs that draw faier.laplace, faier.exponential or faier.gaussian)",
                 "use --engine exact or auto",
             )
         if not isinstance(problem.privacy, DifferentialPrivacy):

@@ -181,8 +181,9 @@ def _path_stars(noise: Sequence[Continuous], graph: _Graph) -> list[Star] | None
             if i in neighbours:
                 neighbours[i].add(j)
                 neighbours[j].add(i)
+        edges = sum(len(n) for n in neighbours.values()) // 2
         centres = [v for v in part if len(neighbours[v]) == len(part) - 1]
-        if not centres:
+        if not centres or edges != len(part) - 1:  # a star is a tree with a centre
             return None
         centre = centres[0]
         low, high = graph.unary.get(centre, [None, None])
@@ -747,7 +748,7 @@ def _numbers_epsilon(problem: Problem, table: Numbers, started: float) -> Result
     worst = _worst(problem, table)
     if worst.mu2 == 0:
         return _numbers_result(problem, table, worst, started, enclosure=Enclosure(0.0, 0.0, "0"))
-    witness, _ = _point_witness(problem, table, worst, Fraction(10))
+    witness, _ = _point_witness(problem, table, worst, Fraction(2))
     return _numbers_result(
         problem,
         table,
@@ -757,7 +758,7 @@ def _numbers_epsilon(problem: Problem, table: Numbers, started: float) -> Result
         enclosure=Enclosure(math.inf, math.inf),
         certified_witness=witness,
         reason="no finite ε: the log density ratio μ²·(t + ½) at the output c + t·(c − c′) "
-        "grows without bound in t (the witness shows t where it is 10)",
+        "grows without bound in t (the witness shows the t where it is 2)",
     )
 
 
