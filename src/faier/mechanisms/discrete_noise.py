@@ -2,7 +2,7 @@
 
 ``faier.discrete_laplace(loc, scale)`` has P(k) ∝ e^{−|k−loc|/scale} and
 ``faier.discrete_gaussian(loc, sigma)`` has P(k) ∝ e^{−(k−loc)²/(2σ²)}, both
-on the integers k (Canonne–Kamath–Steinke 2020, Definitions 1 and 2 of the
+on the integers k (Canonne–Kamath–Steinke 2020, Definitions 1 and 26 of the
 discrete Gaussian paper; OpenDP samples them for ``make_laplace`` and
 ``make_gaussian`` on integer domains).  The location is an integer and the
 scale an exact rational, so the certified engine
