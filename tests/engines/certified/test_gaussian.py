@@ -231,17 +231,64 @@ def test_cli_verify_and_epsilon_with_delta() -> None:
     assert json.loads(laplace.output)["epsilon_star"]["lower"] < 0.4240314464886281
 
 
+def test_laplace_threshold_with_gaussian_queries_against_quad() -> None:
+    """Mixed noise: Lap(0, 2) threshold, N(0, 2²) queries; every output against quad."""
+
+    def body(ctx: Any) -> Any:
+        t = ctx.draw(faier.laplace(0, 2))
+        return tuple(q + ctx.draw(faier.gaussian(0, 2)) >= t for q in (0, 1, 3))
+
+    dist = _one_input_table(body)
+    assert len(dist) == 8
+    for output, ball in dist.items():
+
+        def f(t: float, output: Any = output) -> float:
+            value = math.exp(-abs(t) / 2) / 4
+            for q, top in zip((0, 1, 3), output, strict=True):
+                below = cdf(t, q, 2)
+                value *= (1 - below) if top else below
+            return value
+
+        parts = [
+            integrate.quad(f, a, b, epsabs=1e-14, epsrel=1e-13) for a, b in ((-80, 0), (0, 80))
+        ]
+        value, error = sum(v for v, _ in parts), sum(e for _, e in parts)
+        assert _contains(ball, value, error), (output, ball, value)
+
+
+@pytest.mark.parametrize(("name", "n"), [("svt-laplace", 3), ("noisy-max-exponential", 4)])
+def test_integrals_agree_with_closed_forms(name: str, n: int) -> None:
+    """Laplace/exponential paths integrated by acb.integral overlap their exact closed forms."""
+    import flint
+
+    from faier.engines.certified import balls, gaussian
+
+    example = find_example(name)
+    assert example is not None
+    mechanism = example.problem({"n": str(n)}).mechanism
+    budget = Budget(None, None)
+    exact = engine.build_table(mechanism, budget)  # type: ignore[arg-type]
+    assert isinstance(exact, engine.Table)
+    runs = engine._runs(mechanism, budget)  # type: ignore[arg-type]
+    integrated = gaussian.ball_table(name, exact.inputs, runs, budget)
+    with balls.precision(128):
+        for closed, dist in zip(exact.exact, integrated.values, strict=True):
+            for output, value in closed.items():
+                assert dist[output].overlaps(balls.ball(value))
+                assert dist[output].rad() < flint.arb(1e-15)
+
+
 def test_unsupported_shapes_are_unknown_with_the_reason(tmp_path: Path) -> None:
-    source = tmp_path / "mixed.py"
+    source = tmp_path / "sum.py"
     source.write_text(
         "import faier\n\n"
         "@faier.program(inputs=faier.grid(2, 1))\n"
-        "def mixed(x, ctx):\n"
-        "    t = ctx.draw(faier.laplace(0, 2))\n"
-        "    return [q + ctx.draw(faier.gaussian(0, 2)) >= t for q in x]\n"
+        "def sums(x, ctx):\n"
+        "    a = ctx.draw(faier.gaussian(0, 2))\n"
+        "    return x[0] + a + ctx.draw(faier.gaussian(0, 2)) >= 1\n"
     )
     result = faier.verify(str(source), "1")
-    assert result.verdict is Verdict.UNKNOWN and "beside Gaussian" in (result.reason or "")
+    assert result.verdict is Verdict.UNKNOWN and "not a difference" in (result.reason or "")
     released = tmp_path / "value.py"
     released.write_text(
         "import faier\n\n"

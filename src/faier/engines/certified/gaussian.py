@@ -14,7 +14,10 @@ integrand is entire on each piece between the breakpoints where a leaf's
 bounds switch, so python-flint's ``acb.integral`` (FLINT's rigorous
 Gauss–Legendre integration) encloses it; the centre's domain is truncated
 at ±K·σ with the tails' mass (at most that of φ_c, since every factor is
-≤ 1) added as a certified [0, tail] ball.
+≤ 1) added as a certified [0, tail] ball.  Laplace and exponential noise
+beside Gaussian noise are integrated the same way, their kinks (the
+location, where a moving bound crosses a leaf's location) added as
+breakpoints.
 
 Noisy Max's paths are chains (each noisy value against the best so far),
 not stars, but the union of the paths of one output is: the paths'
@@ -31,8 +34,7 @@ unbounded); its δ(ε) is exact: δ = Φ(μ/2 − ε/μ) − e^ε·Φ(−μ/2 �
 μ = ‖(c − c′)/σ‖₂ (Balle and Wang, ICML 2018, Theorem 8), enclosed with arb.
 
 Other shapes (sums of noise, unequal coefficients, chains that are not an
-argmax, Laplace beside Gaussian noise, branches around a released Gaussian
-number) raise :class:`~.integrate.Unsupported`, reported as "unknown".
+argmax, branches around a released Gaussian number) raise :class:`~.integrate.Unsupported`, reported as "unknown".
 """
 
 from __future__ import annotations
@@ -364,21 +366,44 @@ def _arb(q: Fraction) -> Any:
     return flint.arb(int(q.numerator)) / int(q.denominator)
 
 
-def _cdf(noise: Continuous, y: Any) -> Any:
-    """Φ((y − μ)/σ) for an arb or acb y (erfc keeps the lower tail accurate)."""
-    z = (y - _arb(noise.loc)) / (_arb(noise.scale) * _sqrt2())
-    return (-z).erfc() / 2
-
-
-def _survival(noise: Continuous, y: Any) -> Any:
-    z = (y - _arb(noise.loc)) / (_arb(noise.scale) * _sqrt2())
-    return z.erfc() / 2
-
-
 def _sqrt2() -> Any:
     import flint
 
     return flint.arb(2).sqrt()
+
+
+def _cdf(noise: Continuous, y: Any, above: bool) -> Any:
+    """Pr[X < y] for an arb or acb y on one side of the kink at the location (``above``:
+    y ≥ loc); Gaussian noise has no kink, and erfc keeps its lower tail accurate."""
+    z = (y - _arb(noise.loc)) / _arb(noise.scale)
+    if noise.kind == "gaussian":
+        return (-z / _sqrt2()).erfc() / 2
+    if noise.kind == "laplace":
+        return 1 - (-z).exp() / 2 if above else z.exp() / 2
+    return 1 - (-z).exp() if above else 0 * z
+
+
+def _survival(noise: Continuous, y: Any, above: bool) -> Any:
+    """Pr[X > y], accurate in the upper tail."""
+    z = (y - _arb(noise.loc)) / _arb(noise.scale)
+    if noise.kind == "gaussian":
+        return (z / _sqrt2()).erfc() / 2
+    if noise.kind == "laplace":
+        return (-z).exp() / 2 if above else 1 - z.exp() / 2
+    return (-z).exp() if above else 1 + 0 * z
+
+
+def _density(noise: Continuous, t: Any, above: bool) -> Any:
+    """The density at t on one side of the location (Laplace and exponential have a kink)."""
+    import flint
+
+    sigma = _arb(noise.scale)
+    w = (t - _arb(noise.loc)) / sigma
+    if noise.kind == "gaussian":
+        return (-(w * w) / 2).exp() / (sigma * (2 * flint.arb.pi()).sqrt())
+    if noise.kind == "laplace":
+        return (-w if above else w).exp() / (2 * sigma)
+    return (-w).exp() / sigma if above else 0 * w
 
 
 def _mass(noise: Continuous, a: Bound, b: Bound) -> Any:
@@ -388,23 +413,22 @@ def _mass(noise: Continuous, a: Bound, b: Bound) -> Any:
     if a is not None and b is not None and a >= b:
         return flint.arb(0)
     if a is not None and a > noise.loc:
-        return _survival(noise, _arb(a)) - (0 if b is None else _survival(noise, _arb(b)))
-    upper = flint.arb(1) if b is None else _cdf(noise, _arb(b))
-    return upper - (0 if a is None else _cdf(noise, _arb(a)))
+        tail = 0 if b is None else _survival(noise, _arb(b), b >= noise.loc)
+        return _survival(noise, _arb(a), True) - tail
+    upper = flint.arb(1) if b is None else _cdf(noise, _arb(b), b >= noise.loc)
+    return upper - (0 if a is None else _cdf(noise, _arb(a), a >= noise.loc))
 
 
-def _check_gaussian(star: Star) -> None:
-    for noise in (star.noise, *(leaf.noise for leaf in star.leaves)):
-        if noise.kind != "gaussian":
-            raise Unsupported(
-                f"{noise.describe()} noise beside Gaussian noise in one comparison graph "
-                "(Gaussian-only stars are integrated)"
-            )
+def _reach(noise: Continuous, bits: int) -> tuple[Fraction, Any]:
+    """(R, tail): the centre's domain is cut at loc ± R, each side's cut-off mass ≤ tail,
+    below 2^−(bits + 8)."""
+    import flint
 
-
-def _reach(bits: int) -> Fraction:
-    """K with 2·Φ(−K) below 2^−(bits + 8): the centre's domain is truncated at ±K·σ."""
-    return Fraction(math.ceil(math.sqrt(2 * math.log(2) * (bits + 8))) + 1)
+    if noise.kind == "gaussian":
+        k = Fraction(math.ceil(math.sqrt(2 * math.log(2) * (bits + 8))) + 1)
+        return k * noise.scale, (_arb(k) / _sqrt2()).erfc() / 2
+    k = Fraction(math.ceil(math.log(2) * (bits + 8)) + 1)
+    return k * noise.scale, (-flint.arb(int(k))).exp()
 
 
 def _max(x: Bound, y: Bound) -> Bound:
@@ -419,28 +443,27 @@ def star_probability(star: Star, bits: int) -> Any:
     """A ball containing the star's probability (the working precision is ``bits``)."""
     import flint
 
-    _check_gaussian(star)
-    sigma, mean = star.noise.scale, star.noise.loc
-    reach = _reach(bits) * sigma
-    start = _max(star.low, mean - reach)
+    mean = star.noise.loc
+    reach, cut = _reach(star.noise, bits)
+    floor = mean if star.noise.kind == "exponential" else mean - reach
+    start = _max(star.low, floor)
     end = _min(star.high, mean + reach)
     assert start is not None and end is not None
     total = flint.arb(0)
     tail = flint.arb(0)
-    z = _arb(_reach(bits)) / _sqrt2()
-    if star.low is None or star.low < mean - reach:
-        tail += z.erfc() / 2
+    if star.noise.kind != "exponential" and (star.low is None or star.low < floor):
+        tail += cut
     if star.high is None or star.high > mean + reach:
-        tail += z.erfc() / 2
+        tail += cut
     if start < end:
         cuts = {start, end}
+        if star.noise.kind != "gaussian" and start < mean < end:
+            cuts.add(mean)
         for leaf in star.leaves:
-            for x, y in (
-                (leaf.a, leaf.lo),
-                (leaf.b, leaf.hi),
-                (leaf.a, leaf.hi),
-                (leaf.b, leaf.lo),
-            ):
+            pairs = [(leaf.a, leaf.lo), (leaf.b, leaf.hi), (leaf.a, leaf.hi), (leaf.b, leaf.lo)]
+            if leaf.noise.kind != "gaussian":
+                pairs += [(leaf.noise.loc, leaf.lo), (leaf.noise.loc, leaf.hi)]
+            for x, y in pairs:
                 if x is not None and y is not None and start < x - y < end:
                     cuts.add(x - y)
         points = sorted(cuts)
@@ -452,13 +475,16 @@ def star_probability(star: Star, bits: int) -> Any:
 @dataclass(frozen=True)
 class _Factor:
     """A leaf's factor on one segment: Pr[L(t) < X_l < U(t)], each bound t + offset,
-    a constant or absent; ``upper`` computes it from the upper tail (better when L > μ)."""
+    a constant or absent, with its side of the leaf's location; ``upper`` computes it from
+    the upper tail (better when L > loc)."""
 
     noise: Continuous
     low: Bound
     low_moves: bool
+    low_above: bool
     high: Bound
     high_moves: bool
+    high_above: bool
     upper: bool
 
 
@@ -482,9 +508,20 @@ def _segment(star: Star, u: Fraction, v: Fraction) -> Any:
         if not low_moves and not high_moves:
             constant *= _mass(leaf.noise, low, high)
             continue
-        upper = low_at is not None and low_at > leaf.noise.loc
-        factors.append(_Factor(leaf.noise, low, low_moves, high, high_moves, upper))
-    return constant * _integrate(star.noise, factors, u, v)
+        loc = leaf.noise.loc
+        factors.append(
+            _Factor(
+                leaf.noise,
+                low,
+                low_moves,
+                low_at is not None and low_at >= loc,
+                high,
+                high_moves,
+                high_at is not None and high_at >= loc,
+                low_at is not None and low_at > loc,
+            )
+        )
+    return constant * _integrate(star.noise, middle >= star.noise.loc, factors, u, v)
 
 
 def _bound_at(t: Any, value: Bound, moves: bool) -> Any:
@@ -493,25 +530,23 @@ def _bound_at(t: Any, value: Bound, moves: bool) -> Any:
     return t + _arb(value) if moves else _arb(value)
 
 
-def _integrate(centre: Continuous, factors: Sequence[_Factor], u: Fraction, v: Fraction) -> Any:
-    """acb.integral of φ_c(t)·Π factors over [u, v] (the integrand is entire there)."""
+def _integrate(
+    centre: Continuous, above: bool, factors: Sequence[_Factor], u: Fraction, v: Fraction
+) -> Any:
+    """acb.integral of density_c(t)·Π factors over [u, v] (the integrand is entire there)."""
     import flint
 
-    sigma = _arb(centre.scale)
-    mean = _arb(centre.loc)
-    norm = 1 / (sigma * (2 * flint.arb.pi()).sqrt())
-
     def integrand(t: Any, _analytic: bool) -> Any:
-        w = (t - mean) / sigma
-        value = norm * (-(w * w) / 2).exp()
+        value = _density(centre, t, above)
         for f in factors:
             low = _bound_at(t, f.low, f.low_moves)
             high = _bound_at(t, f.high, f.high_moves)
             if f.upper:
-                term = _survival(f.noise, low) - (0 if high is None else _survival(f.noise, high))
+                tail = 0 if high is None else _survival(f.noise, high, f.high_above)
+                term = _survival(f.noise, low, f.low_above) - tail
             else:
-                top = 1 if high is None else _cdf(f.noise, high)
-                term = top - (0 if low is None else _cdf(f.noise, low))
+                top = 1 if high is None else _cdf(f.noise, high, f.high_above)
+                term = top - (0 if low is None else _cdf(f.noise, low, f.low_above))
             value = value * term
         return value
 
@@ -612,7 +647,7 @@ def ball_table(
         )
         method = (
             f"certified: symbolic execution over the noise ({count} paths on {len(inputs)} "
-            f"inputs); each probability a 1-D integral of a Gaussian density times normal CDFs "
+            f"inputs); each probability a 1-D integral of a density times CDFs "
             f"({integrals} distinct integrals, {how}), enclosed by python-flint's rigorous "
             "integration (acb.integral) with certified tail bounds; every input's balls sum to "
             "a ball holding 1"
@@ -708,7 +743,7 @@ def _numbers_result(
     )
 
 
-def _density(numbers: tuple[densities.Shifted, ...], point: Sequence[Fraction]) -> Any:
+def _joint_density(numbers: tuple[densities.Shifted, ...], point: Sequence[Fraction]) -> Any:
     import flint
 
     value = flint.arb(1)
@@ -730,7 +765,7 @@ def _point_witness(
     mechanism = problem.mechanism
     assert isinstance(mechanism, Program)
     with balls.precision(balls.PRECISIONS[0]):
-        p, q = _density(a, point), _density(b, point)
+        p, q = _joint_density(a, point), _joint_density(b, point)
         ratio = p / q
         witness = CertifiedWitness(
             intervals._plain(table.inputs[worst.i]),
