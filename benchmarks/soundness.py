@@ -26,11 +26,19 @@ Kinds and what is cross-checked:
   probabilities and D{ε, δ} verdicts (at the tightest ε, just below, just
   above) against the dpCTL* brute force.
 - ``continuous``: random programs drawing ``faier.laplace``/``faier.exponential``
-  noise with exact scales over {0,1}ⁿ (n ≤ 3): Noisy Max's index, Sparse Vector
-  comparisons with a shared threshold noise, the count of ⊤, a histogram; the
-  certified engine's ε* interval and its verdict at a random claim against
-  probabilities from numerical integration (scipy quad) and brute force over
-  the pairs, within ``QUAD_TOL``; unknown verdicts are counted, not disagreements.
+  noise with exact scales over {0..m}ⁿ (m ≤ 2, n ≤ 4): Noisy Max's index and
+  its released value, Sparse Vector comparisons with a shared threshold noise
+  (without cutoff, with a cutoff c ≥ 1, iSVT 1 without query noise), the count
+  of ⊤, a histogram; the certified engine's ε* interval and its verdict at a
+  random claim against probabilities from numerical integration (scipy quad)
+  and brute force over the pairs, within ``QUAD_TOL`` (the released value: the
+  density ratio's supremum over a dense grid with every kink and scipy's
+  bounded search, its witness densities and the density at random points
+  against numeric differentiation of the CDF Π F(t − xᵢ)); ``faier certify``'s
+  event probabilities on random events of the tester's kinds against the
+  same references under the tester's own event semantics, and on a sample of
+  them against 200 000 numpy draws; unknown answers are counted, not
+  disagreements.
 
     .venv/bin/python benchmarks/soundness.py                   # default: 10 000 cases
     .venv/bin/python benchmarks/soundness.py --cases 500 --kinds hmm program
@@ -42,6 +50,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import functools
 import io
 import itertools
 import json
@@ -99,6 +108,10 @@ class Rates:
     cli: float = 0.1
     subprocess: float = 0.002
     tester: float = 0.02
+    certify: float = 0.5
+    """Continuous cases whose random events are certified (``faier certify``'s probabilities)."""
+    samples: float = 0.05
+    """Certified events also checked against 200 000 numpy samples."""
 
 
 @dataclass
@@ -984,15 +997,23 @@ def tester_check(check: Checker, case: ProgramCase, ratio: Fraction | None, seed
 
 QUAD_TOL = 1e-6
 """Tolerance on log-ratios from numerical integration: nearer the claim is not a disagreement."""
+PROB_TOL = 1e-9
+"""Absolute tolerance on probabilities from scipy quad and closed forms in floats."""
+SAMPLE_LEVEL = 1e-7
+"""Two-sided level of the Clopper–Pearson check of certified probabilities against samples."""
+SHAPES = ("max", "svt", "count", "histogram", "svt-cutoff", "isvt1", "max-value")
 
 
 @dataclass(frozen=True)
 class ContinuousCase:
-    """A small program with Laplace/exponential noise over {0,1}ⁿ, every-query ±1 neighbours.
+    """A small program with Laplace/exponential noise over {0..m}ⁿ, every-query ±1 neighbours.
 
-    ``shape``: ``max`` (Noisy Max index), ``svt`` (each query against a threshold
-    with one shared threshold noise, ⊤/⊥ per query), ``count`` (the number of ⊤
-    of the same comparisons) or ``histogram`` (every answer plus Lap noise).
+    ``shape``: ``max`` (Noisy Max index), ``max-value`` (Noisy Max releasing the
+    largest noisy value), ``svt`` (each query against a threshold with one
+    shared threshold noise, ⊤/⊥ per query), ``svt-cutoff`` (the same, halting
+    after ``cutoff`` ⊤ answers), ``isvt1`` (no query noise: StatDP's iSVT 1),
+    ``count`` (the number of ⊤ of the svt comparisons) or ``histogram`` (every
+    answer plus Lap noise).
     """
 
     shape: str
@@ -1002,19 +1023,26 @@ class ContinuousCase:
     threshold_scale: Fraction
     threshold: Fraction
     claim: Fraction
+    m: int = 1
+    cutoff: int | None = None
 
 
 def random_continuous(rng: random.Random) -> ContinuousCase:
-    shape = rng.choice(("max", "svt", "count", "histogram"))
-    noise = "exponential" if shape == "max" and rng.random() < 0.4 else "laplace"
+    shape = rng.choice(SHAPES)
+    noise = "exponential" if shape in ("max", "max-value") and rng.random() < 0.4 else "laplace"
+    wide = shape in ("max-value", "histogram")
+    m = 2 if rng.random() < 0.3 else 1
+    n = rng.randint(1, 3 if wide or m == 2 else 4)
     return ContinuousCase(
         shape,
-        rng.randint(1, 3),
+        n,
         noise,
         F(rng.randint(1, 12), rng.randint(1, 6)),
         F(rng.randint(1, 12), rng.randint(1, 6)),
         F(rng.randint(-4, 8), rng.randint(1, 4)),
         F(rng.randint(1, 40), 10),
+        m,
+        rng.randint(1, n) if shape == "svt-cutoff" else None,
     )
 
 
@@ -1043,11 +1071,23 @@ def _quad(f: Callable[[float], float], breaks: Sequence[float]) -> float:
     )
 
 
-def continuous_reference(case: ContinuousCase, x: tuple[int, ...]) -> dict[str, float]:
+def _truncate(pattern: tuple[bool, ...], cutoff: int | None) -> tuple[bool, ...]:
+    """The answers a sparse vector run shows: it halts after ``cutoff`` ⊤."""
+    if cutoff is None:
+        return pattern
+    out: list[bool] = []
+    for top in pattern:
+        out.append(top)
+        if sum(out) >= cutoff:
+            break
+    return tuple(out)
+
+
+def continuous_reference(case: ContinuousCase, x: tuple[int, ...]) -> dict[Hashable, float]:
     """Output probabilities by numerical integration of the textbook formulas (no faier)."""
     b, bt, big_t = float(case.scale), float(case.threshold_scale), float(case.threshold)
     if case.shape == "max":
-        out = {}
+        out: dict[Hashable, float] = {}
         for i in range(case.n):
 
             def star(t: float, i: int = i) -> float:
@@ -1057,20 +1097,27 @@ def continuous_reference(case: ContinuousCase, x: tuple[int, ...]) -> dict[str, 
                         value *= _cdf(case.noise, b, t - x[j])
                 return value
 
-            out[str(i + 1)] = _quad(star, [float(q) for q in x])
+            out[i + 1] = _quad(star, [float(q) for q in x])
         return out
     out = {}
     for pattern in itertools.product((True, False), repeat=case.n):
-        # ⊤ at i iff x_i + ν_i ≥ T + ρ: given ρ = r, Pr = 1 − F(T + r − x_i)
-        def given(r: float, pattern: tuple[bool, ...] = pattern) -> float:
-            value = _pdf("laplace", bt, r)
-            for q, top in zip(x, pattern, strict=True):
-                below = _cdf("laplace", b, big_t + r - q)
-                value *= (1 - below) if top else below
-            return value
+        if case.shape == "isvt1":
+            # ⊤ at i iff x_i ≥ T + ρ: the pattern is an interval of ρ
+            cuts = [(float(q) - big_t, top) for q, top in zip(x, pattern, strict=True)]
+            low = max([c for c, top in cuts if not top], default=-math.inf)
+            high = min([c for c, top in cuts if top], default=math.inf)
+            p = _cdf("laplace", bt, high) - _cdf("laplace", bt, low) if low < high else 0.0
+        else:
+            # ⊤ at i iff x_i + ν_i ≥ T + ρ: given ρ = r, Pr = 1 − F(T + r − x_i)
+            def given(r: float, pattern: tuple[bool, ...] = pattern) -> float:
+                value = _pdf("laplace", bt, r)
+                for q, top in zip(x, pattern, strict=True):
+                    below = _cdf("laplace", b, big_t + r - q)
+                    value *= (1 - below) if top else below
+                return value
 
-        p = _quad(given, [0.0, *(float(q) - big_t for q in x)])
-        key = _show_continuous(pattern) if case.shape == "svt" else str(sum(pattern))
+            p = _quad(given, [0.0, *(float(q) - big_t for q in x)])
+        key: Hashable = sum(pattern) if case.shape == "count" else _truncate(pattern, case.cutoff)
         out[key] = out.get(key, 0.0) + p
     return out
 
@@ -1088,39 +1135,309 @@ def continuous_problem(case: ContinuousCase) -> Problem:
         return faier.exponential(case.scale)
 
     def body(x: tuple[int, ...], ctx: Any) -> Any:
-        if case.shape == "max":
+        if case.shape in ("max", "max-value"):
             noisy = [q + ctx.draw(noise()) for q in x]
             best = 0
             for i in range(1, len(noisy)):
                 if noisy[i] > noisy[best]:
                     best = i
-            return best + 1
+            return best + 1 if case.shape == "max" else noisy[best]
         if case.shape == "histogram":
             return tuple(q + ctx.draw(noise()) for q in x)
         rho = ctx.draw(faier.laplace(0, case.threshold_scale))
-        tops = tuple(q + ctx.draw(noise()) >= case.threshold + rho for q in x)
-        return tops if case.shape == "svt" else sum(tops)
+        if case.shape == "isvt1":
+            return tuple(q >= case.threshold + rho for q in x)
+        tops: list[bool] = []
+        for q in x:
+            tops.append(q + ctx.draw(noise()) >= case.threshold + rho)
+            if case.cutoff is not None and sum(tops) >= case.cutoff:
+                break
+        return sum(tops) if case.shape == "count" else tuple(tops)
 
-    program = faier.Program("fuzz-continuous", body, grid(case.n, 1), output_name=_show_continuous)
+    program = faier.Program(
+        "fuzz-continuous", body, grid(case.n, case.m), output_name=_show_continuous
+    )
     return Problem("fuzz-continuous", program, DifferentialPrivacy(EveryQuery(1)))
+
+
+def continuous_inputs(case: ContinuousCase) -> list[tuple[int, ...]]:
+    return list(itertools.product(range(case.m + 1), repeat=case.n))
+
+
+def continuous_pairs(case: ContinuousCase) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Every ordered pair of distinct inputs whose answers all differ by at most 1."""
+    inputs = continuous_inputs(case)
+    return [
+        (x, y)
+        for x, y in itertools.permutations(inputs, 2)
+        if max(abs(a - c) for a, c in zip(x, y, strict=True)) <= 1
+    ]
+
+
+def _log_value_density(case: ContinuousCase, x: tuple[int, ...], t: Any) -> Any:
+    """log of the density of max_i (x_i + noise_i) at t (numpy arrays, log space)."""
+    import numpy as np
+    from scipy import special
+
+    b = float(case.scale)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if case.noise == "laplace":
+            pdfs = [-np.abs(t - q) / b - math.log(2 * b) for q in x]
+            cdfs = [
+                np.where(t < q, (t - q) / b - math.log(2), np.log1p(-0.5 * np.exp(-(t - q) / b)))
+                for q in x
+            ]
+        else:
+            pdfs = [np.where(t >= q, -(t - q) / b - math.log(b), -np.inf) for q in x]
+            cdfs = [
+                np.where(t > q, np.log(-np.expm1(-np.maximum(t - q, 1e-300) / b)), -np.inf)
+                for q in x
+            ]
+    terms = [pdfs[i] + sum(cdfs[j] for j in range(len(x)) if j != i) for i in range(len(x))]
+    return special.logsumexp(np.array(terms), axis=0)
+
+
+def _value_cdf(case: ContinuousCase, x: tuple[int, ...], t: float) -> float:
+    """Pr[max_i (x_i + noise_i) < t] = Π_i F(t − x_i)."""
+    return math.prod(_cdf(case.noise, float(case.scale), t - q) for q in x)
+
+
+def _negative_log_ratio(
+    case: ContinuousCase, x: tuple[int, ...], y: tuple[int, ...], t: float
+) -> float:
+    import numpy as np
+
+    point = np.array([t])
+    return -float(_log_value_density(case, x, point)[0] - _log_value_density(case, y, point)[0])
+
+
+def value_reference_epsilon(case: ContinuousCase) -> tuple[float, str]:
+    """sup over neighbour pairs and outputs t of ln(f_x(t)/f_y(t)): a dense grid with every
+    kink (the answers 0..m), tails at 400 scales, then scipy's bounded search around the
+    best points."""
+    import numpy as np
+    from scipy import optimize
+
+    b = float(case.scale)
+    kinks = np.arange(case.m + 1, dtype=float)
+    ts = np.unique(
+        np.concatenate(
+            [
+                np.linspace(-30 * b, case.m + 30 * b, 6001),
+                kinks,
+                kinks + 1e-12,
+                kinks - 1e-12,
+                [-400 * b, case.m + 400 * b],
+            ]
+        )
+    )
+    logs = {x: _log_value_density(case, x, ts) for x in continuous_inputs(case)}
+    candidates: list[tuple[float, tuple[int, ...], tuple[int, ...], int]] = []
+    for x, y in continuous_pairs(case):
+        if case.noise == "exponential" and max(x) != max(y):
+            if max(x) < max(y):  # outputs in (max x, max y) are possible under x only
+                return math.inf, f"{x} vs {y}: support"
+            continue
+        valid = ts > max(x) if case.noise == "exponential" else np.ones(ts.shape, dtype=bool)
+        ratio = np.where(valid, logs[x] - logs[y], -np.inf)
+        k = int(np.argmax(ratio))
+        candidates.append((float(ratio[k]), x, y, k))
+    candidates.sort(reverse=True)
+    best, where = 0.0, ""
+    for value, x, y, k in candidates[:5]:
+        lo, hi = ts[max(k - 1, 0)], ts[min(k + 1, len(ts) - 1)]
+        if hi > lo:
+            found = optimize.minimize_scalar(
+                functools.partial(_negative_log_ratio, case, x, y),
+                bounds=(lo, hi),
+                method="bounded",
+                options={"xatol": 1e-12},
+            )
+            value = max(value, -float(found.fun))
+        if value > best:
+            best, where = value, f"{x} vs {y} near t = {ts[k]:.6g}"
+    return best, where
 
 
 def continuous_reference_epsilon(
     case: ContinuousCase,
-) -> tuple[float, dict[tuple[int, ...], dict[str, float]]]:
-    """Brute-force ε* over every pair of {0,1}ⁿ (all are every-query ±1 neighbours)."""
-    inputs = list(itertools.product((0, 1), repeat=case.n))
+) -> tuple[float, dict[tuple[int, ...], dict[Hashable, float]]]:
+    """Brute-force ε* over every neighbour pair of the grid."""
     if case.shape == "histogram":
         # the density ratio's supremum: Π e^{|x_i − y_i|/b}, largest when every answer moves
         return case.n / float(case.scale), {}
-    table = {x: continuous_reference(case, x) for x in inputs}
+    if case.shape == "max-value":
+        return value_reference_epsilon(case)[0], {}
+    table = {x: continuous_reference(case, x) for x in continuous_inputs(case)}
     best = 0.0
-    for x, y in itertools.permutations(inputs, 2):
+    for x, y in continuous_pairs(case):
         for o, p in table[x].items():
             q = table[y].get(o, 0.0)
             if p > 0:
                 best = max(best, math.inf if q <= 0 else math.log(p / q))
     return best, table
+
+
+def _random_event(rng: random.Random, case: ContinuousCase) -> Any:
+    """An event of the kinds the tester selects for this output type."""
+    from faier.engines.statistical import events as ev
+
+    if case.shape == "max":
+        k = float(rng.randint(1, case.n))
+        return ev.Event((ev.Condition(ev.Feature(ev.VALUE, 0, scalar=True), k, k, True),))
+    if case.shape == "count":
+        k = float(rng.randint(0, case.n))
+        return ev.Event((ev.Condition(ev.Feature(ev.VALUE, 0, scalar=True), k, k, True),))
+    if case.shape in ("max-value", "histogram"):
+        a = rng.choice([-math.inf, rng.randint(-8, 6) / 2])
+        c = rng.choice([math.inf, (a if math.isfinite(a) else -4) + rng.randint(1, 10) / 2])
+        if case.shape == "max-value":
+            feature = ev.Feature(ev.VALUE, 0, scalar=True)
+        else:
+            feature = rng.choice(
+                [
+                    ev.Feature(ev.VALUE, rng.randrange(case.n)),
+                    ev.Feature(ev.MIN),
+                    ev.Feature(ev.MAX),
+                ]
+            )
+        return ev.Event((ev.Condition(feature, a, c),))
+    kind = rng.choice(["count", "length", "hamming"])
+    if kind == "count":
+        k = float(rng.randint(0, case.n))
+        return ev.Event(
+            (ev.Condition(ev.Feature(ev.COUNT, category=rng.random() < 0.5), k, k, True),)
+        )
+    if kind == "length":
+        k = float(rng.randint(1, case.n))
+        return ev.Event((ev.Condition(ev.Feature(ev.LENGTH), k, k, True),))
+    reference = tuple(rng.random() < 0.5 for _ in range(case.n))
+    k = float(rng.randint(0, case.n))
+    return ev.Event(
+        (ev.Condition(ev.Feature(ev.HAMMING, reference=ev.Reference(reference)), k, k, True),)
+    )
+
+
+def _event_reference(case: ContinuousCase, x: tuple[int, ...], event: Any, table: Any) -> float:
+    """Pr[M(x) ∈ E]: the tester's own event semantics on the reference outputs, or CDFs."""
+    from faier.engines.statistical import events as ev
+    from faier.mechanisms.sampled import Outputs
+
+    if case.shape == "max-value":
+        (condition,) = event.conditions
+        return _value_cdf(case, x, condition.high) - _value_cdf(case, x, condition.low)
+    if case.shape == "histogram":
+        (condition,) = event.conditions
+        b, f = float(case.scale), condition.feature
+
+        def cdf(q: int, t: float) -> float:
+            return _cdf(case.noise, b, t - q)
+
+        a, c = condition.low, condition.high
+        if f.kind == ev.VALUE:
+            q = x[f.index]
+            return cdf(q, c) - cdf(q, a)
+        if f.kind == ev.MIN:
+            return math.prod(1 - cdf(q, a) for q in x) - math.prod(1 - cdf(q, c) for q in x)
+        return math.prod(cdf(q, c) for q in x) - math.prod(cdf(q, a) for q in x)
+    outputs = list(table[x])
+    hits = event.mask(Outputs.from_values(outputs))
+    return float(sum(table[x][o] for o, hit in zip(outputs, hits, strict=True) if hit))
+
+
+def _sample_outputs(case: ContinuousCase, x: tuple[int, ...], size: int, seed: int) -> list[Any]:
+    """Outputs drawn by numpy, written apart from the program (a third reference)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    b, bt = float(case.scale), float(case.threshold_scale)
+    q = np.array(x, dtype=float)
+    if case.shape in ("max", "max-value", "histogram"):
+        draw = rng.laplace if case.noise == "laplace" else rng.exponential
+        noisy = q + (
+            draw(scale=b, size=(size, case.n))
+            if case.noise == "laplace"
+            else draw(b, (size, case.n))
+        )
+        if case.shape == "max":
+            return list((noisy.argmax(axis=1) + 1).tolist())
+        if case.shape == "max-value":
+            return list(noisy.max(axis=1).tolist())
+        return [tuple(row) for row in noisy.tolist()]
+    rho = float(case.threshold) + rng.laplace(scale=bt, size=size)
+    if case.shape == "isvt1":
+        tops = q[None, :] >= rho[:, None]
+    else:
+        tops = q[None, :] + rng.laplace(scale=b, size=(size, case.n)) >= rho[:, None]
+    rows = [tuple(bool(v) for v in row) for row in tops]
+    if case.shape == "count":
+        return [sum(row) for row in rows]
+    return [_truncate(row, case.cutoff) for row in rows]
+
+
+def certify_checks(
+    check: Checker, case: ContinuousCase, rng: random.Random, rates: Rates, table: Any
+) -> None:
+    """``faier certify``'s event probabilities on random pairs and events against references."""
+    from faier.engines.certified.integrate import Unsupported
+    from faier.engines.statistical.certified_events import EventMeasurer
+    from faier.engines.statistical.significance import clopper_pearson
+    from faier.mechanisms.sampled import Outputs
+
+    program = continuous_problem(case).mechanism
+    measurer = EventMeasurer(program)  # type: ignore[arg-type]
+    check.used("certify-events")
+    for _ in range(3):
+        x = rng.choice(continuous_inputs(case))
+        event = _random_event(rng, case)
+        try:
+            measure = measurer.measure(x, event)
+        except Unsupported as exc:
+            check.report.notes.append(f"unknown event probability ({exc})")
+            continue
+        enclosure = measure.enclosure()
+        expected = _event_reference(case, x, event, table)
+        check.expect(
+            enclosure.lower - PROB_TOL <= expected <= enclosure.upper + PROB_TOL,
+            f"Pr[{event.describe()} | {x}] certified [{enclosure.lower!r}, {enclosure.upper!r}], "
+            f"reference {expected!r}",
+        )
+        if rng.random() < rates.samples:
+            check.used("sampling")
+            size = 200_000
+            drawn = _sample_outputs(case, x, size, rng.randrange(2**32))
+            hits = int(event.mask(Outputs.from_values(drawn)).sum())
+            low, high = clopper_pearson(hits, size, 1 - SAMPLE_LEVEL)
+            check.expect(
+                low <= enclosure.upper and enclosure.lower <= high,
+                f"Pr[{event.describe()} | {x}] certified [{enclosure.lower!r}, "
+                f"{enclosure.upper!r}], {hits}/{size} samples (interval [{low}, {high}])",
+            )
+
+
+def value_density_checks(check: Checker, case: ContinuousCase, rng: random.Random) -> None:
+    """The released maximum's exact density against numeric differentiation of its CDF."""
+    from faier.engines.certified import balls, densities
+    from faier.engines.certified.symbolic import paths
+
+    program = continuous_problem(case).mechanism
+    check.used("numeric-differentiation")
+    b = float(case.scale)
+    for _ in range(2):
+        x = rng.choice(continuous_inputs(case))
+        run = list(paths(lambda ctx, x=x: program.body(x, ctx)))  # type: ignore[attr-defined]
+        (curve,) = densities.line_densities(run).values()
+        t = F(rng.randint(-40, 40), 8)
+        if any(abs(float(t) - q) < 1e-3 for q in x):
+            t += F(1, 16)
+        h = 1e-5 * b
+        numeric = (_value_cdf(case, x, float(t) + h) - _value_cdf(case, x, float(t) - h)) / (2 * h)
+        value = balls.enclose(curve.at(t))
+        check.expect(
+            math.isclose(value.middle, numeric, rel_tol=1e-5, abs_tol=1e-9),
+            f"density of the maximum on {x} at {t}: certified {value.show()}, "
+            f"numeric derivative {numeric!r}",
+        )
 
 
 def case_continuous(seed: int, rates: Rates, check: Checker) -> str:
@@ -1140,6 +1457,12 @@ def case_continuous(seed: int, rates: Rates, check: Checker) -> str:
     enclosure = result.enclosure
     if enclosure is None:
         check.report.notes.append(f"unknown ε* ({result.reason})")
+    elif math.isinf(reference) or math.isinf(enclosure.lower):
+        check.expect(
+            math.isinf(reference) == math.isinf(enclosure.lower),
+            f"certified ε* in [{enclosure.lower!r}, {enclosure.upper!r}], "
+            f"numeric reference {reference!r}",
+        )
     else:
         check.expect(
             enclosure.lower - near <= reference <= enclosure.upper + near,
@@ -1161,7 +1484,9 @@ def case_continuous(seed: int, rates: Rates, check: Checker) -> str:
         if witness is not None and table:
             left = table.get(tuple(witness.left_value), {})
             right = table.get(tuple(witness.right_value), {})
-            p, q = left.get(witness.output), right.get(witness.output)
+            shown = {_show_continuous(o): o for o in (*left, *right)}
+            o = shown.get(witness.output)
+            p, q = left.get(o), right.get(o)
             check.expect(
                 p is not None
                 and q is not None
@@ -1170,6 +1495,22 @@ def case_continuous(seed: int, rates: Rates, check: Checker) -> str:
                 f"witness {witness.left_value} vs {witness.right_value} → {witness.output}: "
                 f"certified p={witness.p.middle!r}, q={witness.q.middle!r}; reference {p!r}, {q!r}",
             )
+        if witness is not None and case.shape == "max-value" and witness.measure == "density":
+            import numpy as np
+
+            t = float(Fraction(witness.output))
+            lp = float(_log_value_density(case, tuple(witness.left_value), np.array([t]))[0])
+            lq = float(_log_value_density(case, tuple(witness.right_value), np.array([t]))[0])
+            check.expect(
+                math.isclose(witness.p.middle, math.exp(lp), rel_tol=1e-9, abs_tol=1e-300)
+                and math.isclose(witness.q.middle, math.exp(lq), rel_tol=1e-9, abs_tol=1e-300),
+                f"witness densities at {t}: certified {witness.p.middle!r}, "
+                f"{witness.q.middle!r}; reference {math.exp(lp)!r}, {math.exp(lq)!r}",
+            )
+    if case.shape == "max-value":
+        value_density_checks(check, case, rng)
+    if rng.random() < rates.certify:
+        certify_checks(check, case, rng, rates, table)
     return f"{case!r}; numeric ε* = {reference!r}"
 
 
@@ -1300,7 +1641,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rates = Rates(smt=args.smt_rate, cli=args.cli_rate)
     if args.replay is not None:
-        reports = [run_case(k, args.replay, Rates(1, 1, 1, 1, 1)) for k in args.kinds]
+        reports = [run_case(k, args.replay, Rates(1, 1, 1, 1, 1, 1, 1)) for k in args.kinds]
         for r in reports:
             print(f"{r.kind} seed {r.seed}: {r.description}")
             print("\n".join(f"  - {d}" for d in r.disagreements) or "  no disagreement")

@@ -36,11 +36,40 @@ def test_150_cases_across_kinds_agree(soundness: ModuleType) -> None:
 
 
 def test_continuous_cases_agree_with_numeric_integration(soundness: ModuleType) -> None:
-    jobs = [("continuous", 2024 * 1_000_003 + i) for i in range(5)]
-    reports, _ = soundness.run_all(jobs, soundness.Rates(), workers=1, seconds=None)
-    assert {e for r in reports for e in r.engines} >= {"numeric-integration", "certified"}
+    """Two cases of every shape (Noisy Max index and value, Sparse Vector with and without
+    a cutoff, iSVT 1, the count of ⊤, the histogram), each with certified events."""
+    import random
+
+    seeds: dict[str, list[int]] = {shape: [] for shape in soundness.SHAPES}
+    for seed in range(2024 * 1_000_003, 2024 * 1_000_003 + 400):
+        shape = soundness.random_continuous(random.Random(seed)).shape
+        if len(seeds[shape]) < 2:
+            seeds[shape].append(seed)
+    jobs = [("continuous", seed) for chosen in seeds.values() for seed in chosen]
+    assert len(jobs) == 2 * len(soundness.SHAPES)
+    rates = soundness.Rates(certify=1.0, samples=0.0)
+    reports, _ = soundness.run_all(jobs, rates, workers=1, seconds=None)
+    engines = {e for r in reports for e in r.engines}
+    assert engines >= {
+        "numeric-integration",
+        "certified",
+        "certify-events",
+        "numeric-differentiation",
+    }
     bad = [r for r in reports if r.disagreements]
     assert not bad, soundness.summary(reports, 1.0, 2024)
+
+
+def test_certified_events_agree_with_samples(soundness: ModuleType) -> None:
+    import random
+
+    seed = next(
+        s
+        for s in range(7, 10_000)
+        if soundness.random_continuous(random.Random(s)).shape == "svt-cutoff"
+    )
+    report = soundness.run_case("continuous", seed, soundness.Rates(certify=1.0, samples=1.0))
+    assert "sampling" in report.engines and not report.disagreements, report.disagreements
 
 
 def test_a_case_replays_identically(soundness: ModuleType) -> None:
