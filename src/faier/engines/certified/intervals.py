@@ -439,8 +439,11 @@ def _delta_bounds(s: _Screen, eps: float) -> tuple[Any, Any]:
         low_terms = np.where(q_high > 0, s.lower[left] - e_high * q_high, s.lower[left])
     upper = np.maximum(np.nan_to_num(high_terms, nan=0.0, neginf=0.0), 0.0).sum(axis=1)
     lower = np.maximum(np.nan_to_num(low_terms, nan=0.0, neginf=0.0), 0.0).sum(axis=1)
-    scale = 1.0 + (float(s.upper.max()) if s.upper.size else 0.0) * min(e_high, 1e300)
-    slack = 4 * len(s.upper[0] if len(s.upper) else ()) * 2.0**-52 * scale
+    # each term's rounding (a product, a difference, a sum) is within a few ulps of the
+    # magnitudes it combines: bound the pair's error by 2^-49 times their sum
+    with np.errstate(invalid="ignore", over="ignore"):
+        magnitude = (s.upper[left] + min(e_high, 1e300) * q_high).sum(axis=1)
+    slack = np.nan_to_num(magnitude, nan=np.inf) * 2.0**-49 + 1e-300
     return lower - slack, upper + slack
 
 
@@ -541,16 +544,33 @@ def verify_delta(
     )
 
 
-def _bisect(s: _Screen, delta: float) -> tuple[float | None, float | None, str | None]:
+AMBIGUOUS = 64
+"""At most this many pairs whose float bounds straddle δ are recomputed in ball arithmetic."""
+
+
+def _bisect(
+    s: _Screen, table: BallTable, delta: Fraction
+) -> tuple[float | None, float | None, str | None]:
     """(ε known too small, ε known large enough, why the search stopped early) in floats."""
+    d = float(delta)
 
     def above(eps: float) -> bool | None:
         lower, upper = _delta_bounds(s, eps)
-        if float(upper.max()) <= delta:
+        if float(upper.max()) <= d:
             return False
-        if float(lower.max()) > delta:
+        if float(lower.max()) > d:
             return True
-        return None
+        straddle = np.nonzero(upper > d)[0]
+        if len(straddle) > AMBIGUOUS:
+            return None
+        with balls.precision(table.bits):
+            e, bound, settled = _arb_exp(eps, table.bits), balls._rational(delta), True
+            for k in straddle:
+                total, _ = _delta_ball(table, int(s.pairs[k, 0]), int(s.pairs[k, 1]), e)
+                if total > bound:
+                    return True
+                settled = settled and bool(total <= bound)
+        return False if settled else None
 
     start = above(0.0)
     if start is False:
@@ -586,7 +606,7 @@ def epsilon_delta(problem: Problem, delta: Fraction, table: BallTable, budget: B
     started = time.perf_counter()
     while True:
         s = _screen(problem, table)
-        low, high, stopped = _limit_or_bisect(s, float(delta))
+        low, high, stopped = _limit_or_bisect(s, table, delta)
         wide = stopped is not None and "cannot separate" in stopped
         finer = table.finer() if wide else None
         if finer is None:
@@ -612,13 +632,17 @@ def epsilon_delta(problem: Problem, delta: Fraction, table: BallTable, budget: B
         )
     witness = None
     if low is not None:
-        lower, _ = _delta_bounds(s, low)
-        k = int(np.argmax(lower))
-        i, j = int(s.pairs[k, 0]), int(s.pairs[k, 1])
+        lower, upper = _delta_bounds(s, low)
+        order = [int(np.argmax(lower)), *np.argsort(-upper)[: AMBIGUOUS + 1]]
         with balls.precision(table.bits):
-            total, event = _delta_ball(table, i, j, _arb_exp(low, table.bits))
-            if not total > balls._rational(delta):
-                raise InternalError(f"δ({low!r}) was screened above δ but its ball is not")
+            e = _arb_exp(low, table.bits)
+            for k in order:
+                i, j = int(s.pairs[k, 0]), int(s.pairs[k, 1])
+                total, event = _delta_ball(table, i, j, e)
+                if total > balls._rational(delta):
+                    break
+            else:
+                raise InternalError(f"δ({low!r}) was found above δ but no pair's ball is")
         shown = _enclosure(total).show()
         note = f" (at ε = {low!r}: δ(ε) ∈ {shown} > δ)"
         witness = _event_witness(problem, table, i, j, event, note)
@@ -646,10 +670,12 @@ def _limit(s: _Screen) -> Any:
     return np.where(alone, s.lower[left], 0.0).sum(axis=1) - slack
 
 
-def _limit_or_bisect(s: _Screen, delta: float) -> tuple[float | None, float | None, str | None]:
-    if float(_limit(s).max()) > delta:
+def _limit_or_bisect(
+    s: _Screen, table: BallTable, delta: Fraction
+) -> tuple[float | None, float | None, str | None]:
+    if float(_limit(s).max()) > float(delta):
         return math.inf, None, None
-    return _bisect(s, delta)
+    return _bisect(s, table, delta)
 
 
 def with_delta(result: Result, delta: Fraction) -> Result:
