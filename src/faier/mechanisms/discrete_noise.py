@@ -12,13 +12,14 @@ bound the mass of the tails it does not enumerate.
 Sampling is exact, as in OpenDP: Canonne–Kamath–Steinke's Algorithms 1–3
 (Bernoulli(e^{−γ}) for rational γ, discrete Laplace by a geometric number of
 Bernoulli trials, discrete Gaussian by rejection from a discrete Laplace),
-driven by uniform integers from numpy's generator, so a seed replays a run
-and no float rounding enters a draw.
+driven by exact uniform integers (Python's generator, seeded from numpy's),
+so a seed replays a run and no float rounding enters a draw.
 """
 
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -84,49 +85,47 @@ def is_discrete_noise(dist: object) -> bool:
     return isinstance(dist, DiscreteNoise)
 
 
-def _below(n: int, rng: np.random.Generator) -> int:
-    """A uniform integer in [0, n) of any size, by rejection on whole bytes."""
-    if n < 2**62:
-        return int(rng.integers(0, n))
-    width = (n.bit_length() + 7) // 8
-    while True:
-        value = int.from_bytes(rng.bytes(width), "little") >> (8 * width - n.bit_length())
-        if value < n:
-            return value
+_SOURCE: list[tuple[np.random.Generator, random.Random]] = []
+"""The last generator seen and the exact uniform-integer source seeded from it."""
 
 
-def _bernoulli(p: Fraction, rng: np.random.Generator) -> bool:
-    return _below(p.denominator, rng) < p.numerator
+def _source(rng: np.random.Generator) -> random.Random:
+    """Python's Mersenne Twister seeded once from ``rng``: exact ``randrange`` at any size,
+    ten times cheaper per call than numpy's, and replayed by the same seed."""
+    if not _SOURCE or _SOURCE[0][0] is not rng:
+        _SOURCE[:] = [(rng, random.Random(int(rng.integers(2**63))))]
+    return _SOURCE[0][1]
 
 
-def _bernoulli_exp(gamma: Fraction, rng: np.random.Generator) -> bool:
-    """Bernoulli(e^{−γ}) for rational γ ≥ 0 (Canonne–Kamath–Steinke Algorithm 1)."""
-    whole = math.floor(gamma)
-    for _ in range(whole):
-        if not _bernoulli_exp_unit(Fraction(1), rng):
+def _bernoulli_exp(num: int, den: int, draw: random.Random) -> bool:
+    """Bernoulli(e^{−num/den}) for num ≥ 0 (Canonne–Kamath–Steinke Algorithm 1)."""
+    for _ in range(num // den):
+        if not _bernoulli_exp_unit(1, 1, draw):
             return False
-    return _bernoulli_exp_unit(gamma - whole, rng)
+    return _bernoulli_exp_unit(num % den, den, draw)
 
 
-def _bernoulli_exp_unit(gamma: Fraction, rng: np.random.Generator) -> bool:
+def _bernoulli_exp_unit(num: int, den: int, draw: random.Random) -> bool:
+    """Bernoulli(e^{−γ}) for γ = num/den ∈ [0, 1]: count Bernoulli(γ/k) successes."""
     k = 1
-    while _bernoulli(gamma / k, rng):
+    while draw.randrange(den * k) < num:
         k += 1
     return k % 2 == 1
 
 
 def _laplace(scale: Fraction, rng: np.random.Generator) -> int:
     """DLap(t) with t = scale = t/s (Canonne–Kamath–Steinke Algorithm 2)."""
+    draw = _source(rng)
     t, s = scale.numerator, scale.denominator
     while True:
-        u = _below(t, rng)
-        if not _bernoulli_exp(Fraction(u, t), rng):
+        u = draw.randrange(t)
+        if not _bernoulli_exp(u, t, draw):
             continue
         v = 0
-        while _bernoulli_exp(Fraction(1), rng):
+        while _bernoulli_exp_unit(1, 1, draw):
             v += 1
         y = (u + t * v) // s
-        negative = _below(2, rng) == 1
+        negative = draw.randrange(2) == 1
         if negative and y == 0:
             continue
         return -y if negative else y
@@ -135,9 +134,10 @@ def _laplace(scale: Fraction, rng: np.random.Generator) -> int:
 def _gaussian(sigma: Fraction, rng: np.random.Generator) -> int:
     """N_Z(0, σ²) by rejection from DLap(⌊σ⌋ + 1) (Canonne–Kamath–Steinke Algorithm 3)."""
     t = math.floor(sigma) + 1
-    variance = sigma * sigma
+    a, b = (sigma * sigma).numerator, (sigma * sigma).denominator  # σ² = a/b
+    scale = Fraction(t)
     while True:
-        y = _laplace(Fraction(t), rng)
-        gamma = (abs(y) - variance / t) ** 2 / (2 * variance)
-        if _bernoulli_exp(gamma, rng):
+        y = _laplace(scale, rng)
+        # γ = (|y| − σ²/t)²/(2σ²) = (|y|·t·b − a)²/(2·a·b·t²), in integers
+        if _bernoulli_exp((abs(y) * t * b - a) ** 2, 2 * a * b * t * t, _source(rng)):
             return y

@@ -607,6 +607,8 @@ class Enclosed:
     reasons: tuple[str, ...]
     paths: int
     width: int
+    open_paths: int = 0
+    """Paths whose probability is only bounded (a tail they could not follow)."""
     exact: tuple[dict[Hashable, ExpSum], ...] | None = None
     """Per input: each output's probability times the common denominator Π(1 + e^{−1/t}),
     exactly, when every path has a closed form over the same discrete Laplace draws."""
@@ -629,6 +631,7 @@ def enclosed_table(problem: Problem, width: int, bits: int, budget: Budget) -> E
     numerators: list[dict[Hashable, ExpSum]] | None = []
     denominators: set[tuple[Fraction, ...]] = set()
     count = 0
+    open_paths = 0
     with balls.precision(bits):
         for x in inputs:
             budget.check_time()
@@ -647,6 +650,7 @@ def enclosed_table(problem: Problem, width: int, bits: int, budget: Budget) -> E
             for path in found:
                 if path.reason is not None:
                     reasons.setdefault(path.reason)
+                open_paths += not path.exact
                 if path.closed_form is None or path.output is None:
                     numerators = None
                 elif numerators is not None:
@@ -677,6 +681,7 @@ def enclosed_table(problem: Problem, width: int, bits: int, budget: Budget) -> E
         tuple(reasons),
         count,
         width,
+        open_paths,
         tuple(numerators) if common and numerators is not None else None,
     )
 
@@ -712,9 +717,12 @@ def ball_table(problem: Problem, width: int, bits: int, budget: Budget) -> inter
     outputs = table.outputs if table.complete else (*table.outputs, UNKNOWN)
     wider = [w for w in WIDTHS if w > width]
 
+    widen = bool(table.open_paths and wider and _affordable(table, wider[0]))
+
     def refine(higher: int) -> intervals.BallTable:
+        """A wider window while paths are open, else (only then) a higher precision."""
         budget.check_time()
-        if not table.complete and wider and table.paths * (2 * wider[0] + 3) <= 4 * MAX_PATHS:
+        if widen:
             return ball_table(problem, wider[0], bits, budget)
         return ball_table(problem, width, higher, budget)
 
@@ -727,7 +735,7 @@ def ball_table(problem: Problem, width: int, bits: int, budget: Budget) -> inter
         f"{len(table.inputs)} inputs), each output's probability enclosed in arb balls with "
         f"the tails' mass certified{reasons}"
     )
-    can_refine = not table.complete or bits < intervals.MAX_BITS
+    can_refine = widen or (not table.open_paths and bits < intervals.MAX_BITS)
     return intervals.BallTable(
         table.inputs,
         outputs,
@@ -754,13 +762,20 @@ def _explained(result: Result) -> Result:
     return result
 
 
+def _affordable(table: Enclosed, width: int) -> bool:
+    """Whether a window of ``width`` stays within :data:`MAX_PATHS` (as if three draws)."""
+    growth = (2 * width + 3) / (2 * table.width + 3)
+    return table.paths * growth**3 <= MAX_PATHS
+
+
 def _exact_enclosed(problem: Problem, budget: Budget) -> Enclosed | None:
     """The narrowest window's table whose paths all have closed forms (discrete Laplace)."""
     for width in WIDTHS:
         table = enclosed_table(problem, width, BITS[0], budget)
-        if table.complete:
+        if table.complete and not table.open_paths:
             return table if table.exact is not None else None
-        if table.paths * (2 * width + 3) > MAX_PATHS:
+        wider = [w for w in WIDTHS if w > width]
+        if not wider or not _affordable(table, wider[0]):
             return None
     return None
 
