@@ -25,7 +25,7 @@ import faier
 from faier.cli.main import app
 from faier.core.budget import Budget
 from faier.core.problem import Problem
-from faier.engines.certified import discrete_noise, lattice
+from faier.engines.certified import discrete_window, lattice
 from faier.errors import MechanismError
 from faier.privacy.neighbours import EveryQuery
 from faier.privacy.specs import DifferentialPrivacy
@@ -117,7 +117,7 @@ def test_clamped_discrete_laplace_is_the_exact_engines_truncated_geometric() -> 
     with mpmath.workdps(50):
         alpha = Fraction(mpmath.nstr(mpmath.exp(-mpmath.mpf(7) / 10), 40))
     geometric = faier.load_problem("geometric", settings={"alpha": str(alpha), "m": str(top)})
-    table = discrete_noise.enclosed_table(_problem(_clamped(top)), 0, 256, Budget())
+    table = discrete_window.enclosed_table(_problem(_clamped(top)), 0, 256, Budget())
     assert table.complete  # clamping is followed into both tails: nothing is left over
     for i, x in enumerate(table.inputs):
         exact = geometric.mechanism.output_distribution(x)  # type: ignore[union-attr]
@@ -153,7 +153,7 @@ def test_small_programs_against_brute_force() -> None:
 
     pl = _weights("discrete_laplace", float(T), 0, 60)
     pg = _weights("discrete_gaussian", 1.5, 1, 60)
-    result = discrete_noise.ball_table(_problem(branchy), 16, 128, Budget())
+    result = discrete_window.ball_table(_problem(branchy), 16, 128, Budget())
     for i, x in enumerate(result.inputs):
         brute: dict[str, float] = {}
         for k, a in pl.items():
