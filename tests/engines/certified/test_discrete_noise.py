@@ -251,3 +251,41 @@ def test_least_epsilon_for_a_delta_against_a_direct_sum() -> None:
     assert result.enclosure is not None
     assert result.enclosure.lower - 1e-9 <= low <= result.enclosure.upper + 1e-9
     assert result.enclosure.upper - result.enclosure.lower < 1e-8
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    st.sampled_from(["discrete_laplace", "discrete_gaussian"]),
+    st.builds(Fraction, st.integers(1, 40), st.integers(1, 10)),
+    st.integers(-3, 3),
+    st.integers(0, 4),
+    st.integers(-2, 6),
+)
+def test_window_enclosures_contain_brute_force(
+    kind: str, scale: Fraction, low: int, span: int, threshold: int
+) -> None:
+    """Clamp to [low, low + span], then compare with a threshold: every output's ball holds
+    the float sum over the noise's support up to where its weights fall below e^(−60)."""
+    high = low + span
+    noise = (
+        faier.discrete_laplace(0, scale)
+        if kind == "discrete_laplace"
+        else (faier.discrete_gaussian(0, scale))
+    )
+
+    @faier.program(inputs=faier.scalars(2))
+    def shaped(x: int, ctx: Any) -> Any:
+        v = min(max(x + ctx.draw(noise), low), high)
+        return (v, v >= threshold)
+
+    table = discrete_window.enclosed_table(_problem(shaped), 0, 128, Budget())
+    assert table.complete and not table.open_paths
+    pmf = _weights(kind, float(scale), 0, max(200, int(60 * scale)))
+    for i, x in enumerate(table.inputs):
+        brute: dict[Any, float] = {}
+        for k, p in pmf.items():
+            v = min(max(x + k, low), high)
+            brute[(v, v >= threshold)] = brute.get((v, v >= threshold), 0.0) + p
+        for output, p in brute.items():
+            if p > 1e-300:
+                assert _contains(table.probabilities[i][output], p, 1e-12 * max(p, 1e-3))
