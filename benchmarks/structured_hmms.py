@@ -1,7 +1,8 @@
 """Structured HMMs (benchmarks/hmm_models.py): the merged search on sparse, realistic models.
 
 Prints, per case: the model, its states and horizon, then for the float64
-frontier (the default) and, as the baseline in the same run, exact rational
+frontier (the default) and, as baselines in the same run, the previous
+engine (the float64 frontier without lookahead pruning) and exact rational
 arithmetic: seconds of search (the HMM's construction is shown apart),
 prefixes explored (``budget.explored``) and the process's peak memory
 (``ru_maxrss``, interpreter and imports included), and the exact ε*.  Every
@@ -32,14 +33,14 @@ import hmm_models
 import machine
 
 from faier.core.budget import Budget, hard_deadline
-from faier.engines.exact import branch_and_bound, sequence_mode
+from faier.engines.exact import branch_and_bound, lookahead, sequence_mode
 from faier.errors import BudgetExceeded
 
 HERE = Path(__file__).resolve()
 
 FULL = [
     ("grid", [5, 10, 20], [5, 10, 20]),
-    ("sparse", [100, 400, 1000], [10]),
+    ("sparse", [100, 400, 1000, 2000], [10]),
 ]
 QUICK = [
     ("grid", [3, 5], [5, 10]),
@@ -70,6 +71,9 @@ def run_case(model: str, size: int, horizon: int, arithmetic: str, limit: float)
     built = time.perf_counter() - started
     state = sequence_mode.SearchState(horizon, [None] * (horizon + 1))
     budget = Budget(timeout=limit)
+    if arithmetic == "previous":
+        lookahead.MAX_WORDS = 0  # the engine before lookahead pruning
+        arithmetic = "float"
     started = time.perf_counter()
     finished, failure = True, None
     try:
@@ -128,42 +132,48 @@ def show(ratio: Fraction | None) -> str:
     return f"{value:.9f} = ln({shorten(ratio.numerator)}/{shorten(ratio.denominator)})"
 
 
-def cell(result: dict, limit: float) -> str:
+def cell(result: dict, limit: float, width: int = 9) -> str:
     if not result["finished"]:
         explored = "—" if result["explored"] is None else str(result["explored"])
         if result.get("failure"):
             what = "no mem" if "memory" in result["failure"] else "failed"
-            return f"{what:>9} {explored:>9} {'':>7}"
-        return f"{'> ' + format(limit, 'g') + ' s':>9} {explored:>9} {'':>7}"
-    return f"{result['seconds']:9.2f} {result['explored']:9d} {result['maxrss_mb']:7.0f}"
+            return f"{what:>{width}} {explored:>9} {'':>7}"
+        return f"{'> ' + format(limit, 'g') + ' s':>{width}} {explored:>9} {'':>7}"
+    seconds = f"{result['seconds']:.2f}"
+    return f"{seconds:>{width}} {result['explored']:9d} {result['maxrss_mb']:7.0f}"
 
 
 def table(cases: list, limit: float, baseline_limit: float) -> None:
     header = (
         f"{'model':18} {'states':>6} {'k':>3} {'build s':>7} | {'float s':>9} {'explored':>9} "
-        f"{'MB':>7} | {'exact s':>9} {'explored':>9} {'MB':>7} |  ε*(k)"
+        f"{'MB':>7} | {'previous s':>10} {'explored':>9} {'MB':>7} | "
+        f"{'exact s':>9} {'explored':>9} {'MB':>7} |  ε*(k)"
     )
     print(header)
     print("-" * len(header))
     for model, sizes, horizons in cases:
         for size in sizes:
-            float_on, exact_on = True, True
+            on = {"float": True, "previous": True, "exact": True}
             for horizon in horizons:
-                if not float_on:
+                if not on["float"]:
                     break
                 name = f"location {size}×{size}" if model == "grid" else "sparse random d=3"
                 fast = in_subprocess(model, size, horizon, "float", limit)
-                if exact_on:
-                    slow = in_subprocess(model, size, horizon, "exact", baseline_limit)
-                    exact_on = slow["finished"]
-                    slow_cell = cell(slow, baseline_limit)
-                else:
-                    slow = {"finished": False}
-                    slow_cell = f"{'skipped':>9} {'':>9} {'':>7}"
-                float_on = fast["finished"]
+                baselines, cells = [], []
+                for how in ("previous", "exact"):
+                    if on[how]:
+                        result = in_subprocess(model, size, horizon, how, baseline_limit)
+                        on[how] = result["finished"]
+                        cells.append(cell(result, baseline_limit, 10 if how == "previous" else 9))
+                        baselines.append(result)
+                    else:
+                        width = 10 if how == "previous" else 9
+                        cells.append(f"{'skipped':>{width}} {'':>9} {'':>7}")
+                on["float"] = fast["finished"]
                 ratio = Fraction(*fast["ratio"]) if fast["finished"] and fast["ratio"] else None
-                if fast["finished"] and slow["finished"] and fast["ratio"] != slow["ratio"]:
-                    raise SystemExit(f"disagreement on {name} k={horizon}")
+                for other in baselines:
+                    if fast["finished"] and other["finished"] and fast["ratio"] != other["ratio"]:
+                        raise SystemExit(f"disagreement on {name} k={horizon}")
                 shown = (
                     show(ratio)
                     if fast["finished"]
@@ -172,7 +182,7 @@ def table(cases: list, limit: float, baseline_limit: float) -> None:
                 built = f"{fast['built']:7.2f}" if "built" in fast else f"{'—':>7}"
                 print(
                     f"{name:18} {states(model, size):6d} {horizon:3d} {built} | "
-                    f"{cell(fast, limit)} | {slow_cell} |  {shown}",
+                    f"{cell(fast, limit)} | {cells[0]} | {cells[1]} |  {shown}",
                     flush=True,
                 )
 

@@ -572,9 +572,8 @@ def _words_above(
     largest float loss is always among these when the row's bound is in the band.
     """
     left, right = lookahead.float_columns(length, search.floats.left, search.floats.right)
-    tops, bottoms = child.a[row] @ left, child.b[row] @ right
-    with np.errstate(divide="ignore", invalid="ignore"):
-        logs = np.where(tops > 0, np.log(tops) - np.log(bottoms), -np.inf)
+    with np.errstate(divide="ignore"):
+        logs = np.log(_ratios(child.a[row] @ left, child.b[row] @ right))
     return tuple(int(w) for w in np.flatnonzero(child.log_ratio[row] + logs > low))
 
 
@@ -584,11 +583,17 @@ def _log_ahead(a: Floats, b: Floats, columns: tuple[Floats, Floats]) -> Floats:
     +∞ where some word has b·f^R_w = 0 < a·f^L_w, −∞ where no word is possible on
     the π side; both exact, since nothing underflows (:func:`_float_lookahead`).
     """
-    tops, bottoms = a @ columns[0], b @ columns[1]
     with np.errstate(divide="ignore", invalid="ignore"):
-        logs = np.where(tops > 0, np.log(tops) - np.log(bottoms), -np.inf)
-    best: Floats = logs.max(axis=1)
+        best: Floats = np.log(_ratios(a @ columns[0], b @ columns[1]).max(axis=1, initial=0.0))
     return best
+
+
+def _ratios(tops: Floats, bottoms: Floats) -> Floats:
+    """tops/bottoms, 0 where tops is 0 (no word), ∞ where only bottoms is (one correctly
+    rounded division: a third of the two logs per word it replaced)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios: Floats = np.where(tops > 0, tops / bottoms, 0.0)
+    return ratios
 
 
 class _FloatPass:
@@ -805,8 +810,10 @@ def _prune(
         band = BAND * eta + search.gain_error[remaining]
         # Rows kept anyway by a length past the lookahead need no columns, unless the
         # gain bound lowers those lengths too (then every row gets them).
+        # Rows the bounds so far already prune need nothing more either.
         later = (bounds[:, ahead:] - band[None, ahead:] > lowest[None, ahead:]).any(axis=1)
-        near = np.arange(bounds.shape[0]) if search.gains_finite else np.flatnonzero(~later)
+        alive = (bounds + band[None, :] > lowest[None, :]).any(axis=1)
+        near = np.flatnonzero(alive if search.gains_finite else alive & ~later)
         a, b, lr = child.a[near], child.b[near], child.log_ratio[near]
         for j in range(1, ahead + 1):
             columns = lookahead.float_columns(j, search.floats.left, search.floats.right)
