@@ -154,15 +154,14 @@ def ball_table(problem: Problem, width: int, bits: int, budget: Budget) -> inter
     values: list[dict[Hashable, Any]] = []
     with balls.precision(bits):
         for dist, lost in zip(table.probabilities, table.lost, strict=True):
-            if lost == 0:
-                values.append(dict(dist))
-                continue
-            spill = flint.arb(lost.upper())
-            widened = {o: p.union(p + spill) for o, p in dist.items()}
-            for o in table.outputs:
-                widened.setdefault(o, flint.arb(0).union(spill))
-            widened[UNKNOWN] = flint.arb(0).union(spill)
-            values.append(widened)
+            widened = dict(dist)
+            if lost != 0:
+                spill = flint.arb(lost.upper())
+                widened = {o: p.union(p + spill) for o, p in dist.items()}
+                for o in table.outputs:
+                    widened.setdefault(o, flint.arb(0).union(spill))
+                widened[UNKNOWN] = flint.arb(0).union(spill)
+            values.append(_capped(widened) if table.open_paths else widened)
     outputs = table.outputs if table.complete else (*table.outputs, UNKNOWN)
     wider = [w for w in WIDTHS if w > width]
 
@@ -175,9 +174,11 @@ def ball_table(problem: Problem, width: int, bits: int, budget: Budget) -> inter
             return ball_table(problem, wider[0], bits, budget)
         return ball_table(problem, width, higher, budget)
 
-    reasons = (
-        "" if table.complete else f"; mass left on unknown outputs: {'; '.join(table.reasons)}"
-    )
+    reasons = "; ".join(table.reasons)
+    if not table.complete:
+        reasons = f"; mass left on unknown outputs: {reasons}"
+    elif table.open_paths:
+        reasons = f"; {table.open_paths} paths bounded, not computed: {reasons}"
     method = (
         f"certified: symbolic execution over integer noise (window of half-width {width} "
         f"around each location, both tails followed symbolically; {table.paths} paths on "
@@ -196,17 +197,41 @@ def ball_table(problem: Problem, width: int, bits: int, budget: Budget) -> inter
     )
 
 
+def _capped(values: dict[Hashable, Any]) -> dict[Hashable, Any]:
+    """Each upper bound lowered to 1 − Σ of the other outputs' lower bounds (they sum to 1)."""
+    import flint
+
+    floor = flint.arb(0)
+    for p in values.values():
+        floor += flint.arb(p.lower())
+    capped = {}
+    for o, p in values.items():
+        room = 1 - (floor - flint.arb(p.lower()))
+        high = flint.arb(room.upper())
+        capped[o] = p if p.upper() <= high else flint.arb(p.lower()).union(high)
+    return capped
+
+
+MARKS = ("mass left on unknown outputs: ", "paths bounded, not computed: ")
+
+
 def explained(result: Result) -> Result:
-    """An unknown answer whose table lost mass says why (the layer only knows its balls)."""
-    if "mass left on unknown outputs" not in result.method:
+    """An open answer from a table with unfollowed paths says why (the layer sees only balls)."""
+    mark = next((m for m in MARKS if m in result.method), None)
+    if mark is None:
         return result
     if result.verdict == Verdict.UNKNOWN or (
-        result.enclosure is not None and math.isinf(result.enclosure.upper)
+        result.enclosure is not None
+        and (
+            math.isinf(result.enclosure.upper)
+            or result.enclosure.upper - result.enclosure.lower > 1e-6
+        )
     ):
-        lost = result.method.split("mass left on unknown outputs: ", 1)[1].split(";")[0]
+        why = result.method.split(mark, 1)[1].split(";")[0]
         return replace(
             result,
-            reason=f"some paths could not be followed ({lost}); their mass bounds the answer",
+            reason=f"some paths could not be followed ({why}); their mass bounds the answer "
+            f"(the window widens while it stays under {MAX_PATHS} paths)",
         )
     return result
 
