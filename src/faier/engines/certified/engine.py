@@ -26,7 +26,7 @@ import numpy as np
 
 from faier.core.budget import Budget
 from faier.core.problem import Problem
-from faier.engines.certified import balls, densities, gaussian, intervals, supremum
+from faier.engines.certified import balls, densities, gaussian, intervals, orbits, supremum
 from faier.engines.certified.exppoly import ExpSum, Piecewise
 from faier.engines.certified.integrate import Unsupported, probability
 from faier.engines.certified.symbolic import Constraint, Output, Path, paths
@@ -71,6 +71,8 @@ class Table:
     names: dict[Hashable, str] | None = None
     curves: tuple[dict[Hashable, Any], ...] = ()
     """Per input: skeleton → its density (Piecewise) or probability (ExpSum)."""
+    reduced: orbits.Reduced | None = None
+    """Rows and pairs up to a declared symmetry (:mod:`.orbits`); None: every pair."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,8 @@ class Separable:
     inputs: tuple[Hashable, ...]
     numbers: tuple[dict[Hashable, tuple[densities.Shifted, ...]], ...]
     paths: int
+    reduced: orbits.Reduced | None = None
+    """Rows and pairs up to a declared symmetry (:mod:`.orbits`); None: every pair."""
 
 
 def _has_number(output: Hashable) -> bool:
@@ -223,10 +227,14 @@ def screen(table: Table, problem: Problem) -> Screen:
             for o, value in dist.items():
                 values[i, out_index[o]] = float(balls.ball(value).mid())
                 zero[i, out_index[o]] = False
-    pairs = np.array(
-        [(index[x], index[y]) for x, y in neighbour_pairs(privacy.neighbours, table.inputs)],
-        dtype=np.int64,
-    ).reshape(-1, 2)
+    pairs = (
+        table.reduced.pairs
+        if table.reduced is not None
+        else np.array(
+            [(index[x], index[y]) for x, y in neighbour_pairs(privacy.neighbours, table.inputs)],
+            dtype=np.int64,
+        ).reshape(-1, 2)
+    )
     if len(pairs) == 0:
         raise MechanismError(
             f"no two inputs of {problem.name} are neighbours under "
@@ -306,6 +314,13 @@ def _describe(problem: Problem, inputs: int, pairs: int) -> str:
     )
 
 
+def _sizes(table: Table | Separable, pairs: int) -> tuple[int, int]:
+    """(inputs, ordered pairs) of the whole grid, also where orbits stand for them."""
+    if table.reduced is not None:
+        return table.reduced.grid_inputs, table.reduced.grid_pairs
+    return len(table.inputs), pairs
+
+
 def _method(table: Table, s: Screen, rechecked: int) -> str:
     if table.measure == "density":
         what = (
@@ -318,11 +333,13 @@ def _method(table: Table, s: Screen, rechecked: int) -> str:
             f"each path's probability in closed form (exact exponential polynomials, "
             f"{table.integrals} distinct integrals, outputs summing to exactly 1 on every input)"
         )
+    reduced = "" if table.reduced is None else f"; {table.reduced.describe()}"
+    runs = len(table.inputs) if table.reduced is None else table.reduced.input_orbits
     return (
         f"certified: symbolic execution over the noise ({table.paths} paths on "
-        f"{len(table.inputs)} inputs), {what}, enclosed in arb balls; "
+        f"{runs} inputs), {what}, enclosed in arb balls; "
         f"{len(s.pairs) * len(table.outputs)} comparisons screened in float64, "
-        f"{rechecked} settled in exact/ball arithmetic"
+        f"{rechecked} settled in exact/ball arithmetic{reduced}"
     )
 
 
@@ -394,7 +411,7 @@ def verify_delta(problem: Problem, eps: Epsilon, delta: Fraction, budget: Budget
     gaps = np.nan_to_num(gaps, nan=1.0)
     near = np.nonzero(gaps.sum(axis=1) >= float(delta) - DELTA_MARGIN)[0]
     order = sorted(near, key=lambda k: -float(gaps[k].sum()))
-    describe = _describe(problem, len(table.inputs), len(s.pairs))
+    describe = _describe(problem, *_sizes(table, len(s.pairs)))
     method = (
         _method(table, s, len(order))
         + "; δ(ε) = Σ max(0, p − e^ε·q) per pair, screened in float64 and, within "
@@ -463,6 +480,10 @@ def _pairs(problem: Problem, inputs: tuple[Hashable, ...]) -> list[tuple[int, in
 def _table(problem: Problem, budget: Budget) -> Table | Separable | gaussian.Table:
     mechanism = problem.mechanism
     assert isinstance(mechanism, Program)
+    if orbits.applies(problem):
+        reduced = orbits.reduce(problem, budget, build_table)
+        if reduced is not None:
+            return reduced  # type: ignore[no-any-return]
     return build_table(mechanism, budget)
 
 
@@ -479,7 +500,7 @@ def epsilon(problem: Problem, budget: Budget) -> Result:
         return _separable_epsilon(problem, table, started)
     s = screen(table, problem)
     found, infinite = _candidates(s, math.nan)
-    describe = _describe(problem, len(table.inputs), len(s.pairs))
+    describe = _describe(problem, *_sizes(table, len(s.pairs)))
     stats = Statistics(comparisons=len(s.pairs))
     if infinite:
         _, i, j, o = found[0]
@@ -606,7 +627,7 @@ def verify(problem: Problem, eps: Epsilon, budget: Budget) -> Result:
         elif answer:
             violation = (i, j, o)
             break
-    describe = _describe(problem, len(table.inputs), len(s.pairs))
+    describe = _describe(problem, *_sizes(table, len(s.pairs)))
     method = _method(table, s, len(found))
     stats = Statistics(seconds=time.perf_counter() - started, comparisons=len(s.pairs))
     if violation is not None:
@@ -682,10 +703,21 @@ SEPARABLE_METHOD = (
 )
 
 
+def _separable_method(table: Separable) -> str:
+    if table.reduced is None:
+        return SEPARABLE_METHOD.format(paths=table.paths, inputs=len(table.inputs))
+    text = SEPARABLE_METHOD.format(paths=table.paths, inputs=table.reduced.input_orbits)
+    return f"{text}; {table.reduced.describe()}"
+
+
 def _separable_losses(
     problem: Problem, table: Separable
 ) -> tuple[list[tuple[Fraction | None, int, int, Hashable]], int]:
-    pairs = _pairs(problem, table.inputs)
+    pairs = (
+        _pairs(problem, table.inputs)
+        if table.reduced is None
+        else [(int(i), int(j)) for i, j in table.reduced.pairs]
+    )
     losses = []
     for i, j in pairs:
         for skeleton, numbers in table.numbers[i].items():
@@ -731,8 +763,8 @@ def _separable_epsilon(problem: Problem, table: Separable, started: float) -> Re
     )
     return Result(
         target=problem.name,
-        privacy=_describe(problem, len(table.inputs), pairs),
-        method=SEPARABLE_METHOD.format(paths=table.paths, inputs=len(table.inputs)),
+        privacy=_describe(problem, *_sizes(table, pairs)),
+        method=_separable_method(table),
         epsilon_star=Loss(None) if value is None else None,
         enclosure=enclosure,
         certified_witness=witness,
@@ -751,8 +783,8 @@ def _separable_verify(problem: Problem, table: Separable, eps: Epsilon, started:
             violation = (loss, i, j, skeleton)
         break
     stats = Statistics(seconds=time.perf_counter() - started, comparisons=pairs)
-    describe = _describe(problem, len(table.inputs), pairs)
-    method = SEPARABLE_METHOD.format(paths=table.paths, inputs=len(table.inputs))
+    describe = _describe(problem, *_sizes(table, pairs))
+    method = _separable_method(table)
     if violation is None:
         return _verdict(problem, eps, describe, method, stats, Verdict.HOLDS, None, False)
     loss, i, j, skeleton = violation

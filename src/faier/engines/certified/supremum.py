@@ -169,7 +169,7 @@ LIMIT = 4000
 
 ShapeKey = tuple[tuple[Any, ...], tuple[frozenset[tuple[Key, Any]], ...]]
 _SHAPES: dict[int, tuple[Piecewise, ShapeKey, Any]] = {}
-_SEARCHED: dict[tuple[ShapeKey, ShapeKey, Any, int], tuple[float, Outcome]] = {}
+_SEARCHED: dict[tuple[ShapeKey, ShapeKey, Any, int], _Searched] = {}
 CACHE_LIMIT = 200_000
 """Shapes and searches remembered (then forgotten all at once, as the other caches)."""
 
@@ -189,12 +189,6 @@ def _shape(g: Piecewise) -> tuple[ShapeKey, Any]:
     return key, anchor
 
 
-def _moved(outcome: Outcome, offset: Any) -> Outcome:
-    if outcome.point is None or isinstance(outcome.point, str) or not offset:
-        return outcome
-    return Outcome(outcome.proved, outcome.lower, outcome.point + offset, outcome.unbounded)
-
-
 def prove_below(g: Piecewise, h: Piecewise, threshold: float, limit: int = LIMIT) -> Outcome:
     """Whether sup g/h ≤ threshold over every v where h > 0, by branch and bound.
 
@@ -208,18 +202,18 @@ def prove_below(g: Piecewise, h: Piecewise, threshold: float, limit: int = LIMIT
     (shape_g, a), (shape_h, c) = _shape(g), _shape(h)
     key = (shape_g, shape_h, a - c, limit)
     found = _SEARCHED.get(key)
-    if found is not None:
-        searched, outcome = found
-        if outcome.unbounded or (outcome.proved and threshold >= searched):
-            return _moved(outcome, a)
-        if not outcome.proved and outcome.lower > threshold:
-            return _moved(outcome, a)
+    if found is not None and (outcome := found.answer(threshold, a)) is not None:
+        return outcome
     with balls.precision(balls.PRECISIONS[0]):
-        outcome = _prove_below(g, h, threshold, limit)
+        searched = _prove_below(g, h, threshold, limit)
     if len(_SEARCHED) > CACHE_LIMIT:
         _SEARCHED.clear()
-    _SEARCHED[key] = (threshold, _moved(outcome, -a))
-    return outcome
+    moved = searched.point
+    if moved is not None and not isinstance(moved, str) and a:
+        moved = moved - a
+    _SEARCHED[key] = _Searched(searched.proved_at, searched.lower, moved, searched.unbounded)
+    outcome = searched.answer(threshold, 0)
+    return outcome if outcome is not None else Outcome(False, searched.lower, searched.point)
 
 
 Term = tuple[int, Any, Any, Any]
@@ -326,87 +320,144 @@ def _at_most_zero(f: Function, a: Any, b: Any) -> bool:
     return bool(taylor <= 0)
 
 
-def _prove_below(g: Piecewise, h: Piecewise, threshold: float, limit: int) -> Outcome:
-    """Branch and bound on F = g − T·h ≤ 0, piece by piece and on the two tails."""
+def _tail_point(tail: tuple[Any, int, Fraction], u: Any) -> Any:
+    """A rational v near the one that u = e^{−δ·|v − A|} maps to (its ratio, evaluated
+    there, is a lower bound like any other point's); None at u = 0 (v at infinity)."""
+    from faier.engines.certified.exppoly import Q
+
+    anchor, direction, rate = tail
+    if u <= 0:
+        return None
+    distance = Fraction(-math.log(float(u)) / float(rate)).limit_denominator(1 << 20)
+    return anchor + direction * Q(distance)
+
+
+CLIMB = 2.5e-10
+"""A point whose ratio exceeds the threshold raises it to that ratio·(1 + CLIMB), and the
+search goes on: it ends with the supremum enclosed that tightly (the engine asks again at
+its 5·10⁻¹⁰ margin above the lower bound, which the remembered search then answers)."""
+
+
+@dataclass(frozen=True)
+class _Searched:
+    """A finished search: the threshold proved (None: not within the limit), the best
+    lower bound and its point in the shape's coordinates, and whether it is unbounded."""
+
+    proved_at: float | None
+    lower: float
+    point: Any
+    unbounded: bool = False
+
+    def answer(self, threshold: float, offset: Any) -> Outcome | None:
+        """The outcome at ``threshold`` if this search settles it, else None."""
+        point = self.point
+        if point is not None and not isinstance(point, str) and offset:
+            point = point + offset
+        if self.unbounded:
+            return Outcome(False, self.lower, point, True)
+        if self.proved_at is not None and threshold >= self.proved_at:
+            return Outcome(True, self.lower, point)
+        if self.lower > threshold:
+            return Outcome(False, self.lower, point)
+        return None
+
+
+def _low(ratio: Any) -> float:
+    """A ball's lower end as a float rounded down."""
+    return math.nextafter(float(ratio.lower()), -math.inf)
+
+
+def _prove_below(g: Piecewise, h: Piecewise, threshold: float, limit: int) -> _Searched:
+    """Branch and bound on F = g − T·h ≤ 0, piece by piece and on the two tails, T raised
+    past every point found above it (:data:`CLIMB`)."""
     import flint
 
     from faier.engines.certified.exppoly import Q
 
-    bound = flint.arb(threshold)
-    breaks = sorted(set(g.breaks) | set(h.breaks))
-    best = Outcome(True, -math.inf, None)
-    if not breaks:
-        breaks = [Q(0)]
-    work: list[tuple[str, Any, Any, int]] = [("t", a, b, 0) for a, b in itertools.pairwise(breaks)]
-    work += [("right", Q(0), Q(1), 0), ("left", Q(0), Q(1), 0)]
-    functions: dict[Any, tuple[Function, list[Term], list[Term]] | None] = {}
+    breaks = sorted(set(g.breaks) | set(h.breaks)) or [Q(0)]
+    lower: float = -math.inf
+    where: Any = None
+    current = threshold
+    work: list[tuple[str, Any, Any]] = [("t", a, b) for a, b in itertools.pairwise(breaks)]
+    pieces: dict[Any, tuple[list[Term], list[Term]] | Any | None] = {}
+    tails: dict[str, tuple[list[Any], list[Any], Any, int, Fraction]] = {}
     for side, anchor, direction in (("right", breaks[-1], 1), ("left", breaks[0], -1)):
         probe = anchor + direction
         n_piece, d_piece = g.pieces[g.piece_index(probe)], h.pieces[h.piece_index(probe)]
         if not n_piece:
-            functions[side] = None
             continue
         shape = _tail(n_piece, d_piece, anchor, direction)
+        infinity = f"v → {'+' if direction > 0 else '−'}∞"
         if shape is None:
-            return Outcome(False, best.lower, None)
+            return _Searched(None, lower, where)
         if shape == "unbounded":
-            return Outcome(False, math.inf, f"v → {'+' if direction > 0 else '−'}∞", True)
+            return _Searched(None, math.inf, infinity, True)
         assert not isinstance(shape, str)
         p, q = shape
-        low = float((p[0] / q[0]).lower())
-        if low > best.lower:
-            best = Outcome(True, low, f"v → {'+' if direction > 0 else '−'}∞")
-        if _signs_settle(p, q, threshold):
-            functions[side] = None
-            continue
-        excess = [pc - bound * qc for pc, qc in zip(p, q, strict=True)]
-        functions[side] = (_poly_function(excess), [], [])
-    if best.lower > threshold:
-        return Outcome(False, best.lower, best.point)
+        rate = _gcd([lam for (_, lam, _) in (*n_piece, *d_piece)])
+        tails[side] = (p, q, anchor, direction, rate)
+        pieces[side] = (_terms(n_piece), _terms(d_piece))
+        work.append((side, Q(0), Q(1)))
+        if (low := _low(p[0] / q[0])) > lower:
+            lower, where = low, infinity
+    if lower > current:
+        current = lower * (1 + CLIMB)
+    excess: dict[Any, Function | None] = {}
+
+    def function(key: Any) -> Function | None:
+        """F for the piece or tail ``key`` at the current threshold (None: settled)."""
+        if key not in excess:
+            bound = flint.arb(current)
+            if isinstance(key, str):
+                p, q, *_ = tails[key]
+                settled = _signs_settle(p, q, current)
+                polynomial = [pc - bound * qc for pc, qc in zip(p, q, strict=True)]
+                excess[key] = None if settled else _poly_function(polynomial)
+            else:
+                found = pieces[key]
+                assert isinstance(found, tuple)
+                n_terms, d_terms = found
+                excess[key] = _exp_function(_excess(n_terms, d_terms, bound))
+        return excess[key]
+
     splits = 0
     while work:
-        kind, a, b, depth = work.pop()
+        kind, a, b = work.pop()
+        mid = (a + b) / 2
+        key: Any = kind
         if kind == "t":
-            mid = (a + b) / 2
-            key: Any = g.piece_index(mid), h.piece_index(mid)
-            if key not in functions:
+            key = g.piece_index(mid), h.piece_index(mid)
+            if key not in pieces:
                 n_piece, d_piece = g.pieces[key[0]], h.pieces[key[1]]
-                functions[key] = None
-                if n_piece:
-                    constant = proportional(n_piece, d_piece)
-                    if constant is not None:
-                        ratio = balls.ball(constant[0]) / balls.ball(constant[1])
-                        low = float(ratio.lower())
-                        if low > best.lower:
-                            best = Outcome(True, low, mid)
-                        if low > threshold:
-                            return Outcome(False, low, mid)
-                        if not ratio <= bound:
-                            return Outcome(False, best.lower, best.point)
-                    else:
-                        n, d = _terms(n_piece), _terms(d_piece)
-                        functions[key] = (_exp_function(_excess(n, d, bound)), n, d)
-        else:
-            key = kind
-        found = functions[key]
-        if found is None:
+                constant = proportional(n_piece, d_piece) if n_piece else None
+                if constant is not None:
+                    ratio = balls.ball(constant[0]) / balls.ball(constant[1])
+                    pieces[key] = ratio
+                    if _low(ratio) > lower:
+                        lower, where = _low(ratio), mid
+                    if not ratio <= flint.arb(current):
+                        current = max(lower, float(ratio.upper())) * (1 + CLIMB)
+                        excess.clear()
+                else:
+                    pieces[key] = (_terms(n_piece), _terms(d_piece)) if n_piece else None
+            if not isinstance(pieces[key], tuple):
+                continue
+        f = function(key)
+        if f is None or _at_most_zero(f, a, b):
             continue
-        f, n, d = found
-        if _at_most_zero(f, a, b):
-            continue
-        if kind == "t":
-            centre = _arb_q(mid)
+        point = mid if kind == "t" else _tail_point(tails[kind][2:], mid)
+        if point is not None:
+            n, d = pieces[key]  # type: ignore[misc]
+            centre = _arb_q(point)
             below = _evaluate(d, centre)
-            if below > 0:
-                low = float((_evaluate(n, centre) / below).lower())
-                if low > best.lower:
-                    best = Outcome(True, low, mid)
-                if low > threshold:
-                    return Outcome(False, low, mid)
+            if below > 0 and (low := _low(_evaluate(n, centre) / below)) > lower:
+                lower, where = low, point
+                if lower >= current:
+                    current = lower * (1 + CLIMB)
+                    excess.clear()
         splits += 1
         if splits > limit:
-            return Outcome(False, best.lower, best.point)
-        half = (a + b) / 2
-        work.append((kind, a, half, depth + 1))
-        work.append((kind, half, b, depth + 1))
-    return best
+            return _Searched(None, lower, where)
+        work.append((kind, a, mid))
+        work.append((kind, mid, b))
+    return _Searched(current, lower, where)

@@ -20,6 +20,7 @@ from faier.mechanisms.continuous import Continuous, exponential, gaussian, lapla
 from faier.mechanisms.handlers import Context
 from faier.mechanisms.inputs import grid
 from faier.mechanisms.program import Program
+from faier.mechanisms.symmetry import permute_queries
 
 SPARSE = ("svt", "isvt1", "isvt2", "isvt3", "isvt4")
 
@@ -66,6 +67,7 @@ def noisy_max(
         inputs=grid(n, m),
         doc=f"Noisy Max, {_noise_name(noise, sigma)}, reports the {report}",
         output_name=(lambda i: f"index {i}") if report == "index" else _show,
+        symmetry=permute_queries("index" if report == "index" else "same"),
     )
 
 
@@ -130,6 +132,7 @@ def histogram(n: int, m: int, eps0: Fraction, *, wrong_scale: bool) -> Program[A
         inputs=grid(n, m),
         doc=f"histogram, Lap({'ε₀' if wrong_scale else '1/ε₀'}) per bin",
         output_name=_show,
+        symmetry=permute_queries("vector"),
     )
 
 
