@@ -13,8 +13,10 @@ mechanism: a faier program, or a sampled one (``faier.mechanisms.sampled``).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
+import time
 from collections.abc import Hashable, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
@@ -414,15 +416,21 @@ def _noise_epsilon(claim: Epsilon, options: Options) -> Fraction | None:
 
 
 def _certified_example(
-    name: str, eps0: Fraction, args: Mapping[str, Any], n: int, m: int
+    name: str,
+    eps0: Fraction,
+    args: Mapping[str, Any],
+    n: int,
+    m: int,
+    neighbours: str | NeighbourRelation | None = None,
 ) -> Problem:
-    """The built-in example of a suite name (``examples/continuous.py``) with these settings."""
+    """The built-in example of a suite name (``examples/continuous.py``) with these settings
+    (and the tester's neighbour relation, when one was given)."""
     settings = {"n": str(n), "m": str(m), "eps0": str(eps0)}
     if "T" in args:
         settings["T"] = str(Fraction(repr(float(args["T"]))))
     if "N" in args:
         settings["cutoff"] = str(int(args["N"]))
-    return api.load_problem(name, settings=settings)
+    return api.load_problem(name, settings=settings, neighbours=neighbours)
 
 
 def _extent(vectors: Sequence[Any]) -> tuple[int, int]:
@@ -497,11 +505,19 @@ def certify(
             )
         model = suite_model(str(target), eps0)
     config = _config(claim, chosen)
+    started = time.perf_counter()
     with hard_deadline(chosen.timeout):
         subject, problem = _subject(target, claim, chosen, lengths, pairs, resolved=(sampled,))
         report = _tester().test(subject, config, progress)
     assert problem is not None or model is not None
-    return combine.certify(problem, report, claim, model)
+    return combine.certify(problem, report, claim, model, _left(chosen, started))
+
+
+def _left(options: Options, started: float) -> float | None:
+    """What is left of ``--timeout`` after the test (at least a second for the checks)."""
+    if options.timeout is None:
+        return None
+    return max(1.0, options.timeout - (time.perf_counter() - started))
 
 
 def bound(
@@ -536,6 +552,7 @@ def bound(
     stated = sampled is not None and sampled.stated_epsilon is not None
     claim = None if claimed is None and not stated else _claim(claimed, sampled)
     config = _config(claim, chosen)
+    started = time.perf_counter()
     with hard_deadline(chosen.timeout):
         subject, problem = _subject(target, claim, chosen, lengths, pairs, resolved=(sampled,))
         report = _tester().test(subject, config, progress)
@@ -545,15 +562,15 @@ def bound(
     if problem is not None and isinstance(problem.mechanism, Interactive):
         longest = max(len(s.value) for s in subject.sides)
         problem = problem.with_horizon(problem.horizon or longest)
-    with hard_deadline(chosen.timeout):
-        return combine.bound(
-            problem,
-            report,
-            bisection=bisection,
-            precision=precision,
-            options=chosen,
-            notes=notes,
-        )
+    left = _left(chosen, started)
+    return combine.bound(
+        problem,
+        report,
+        bisection=bisection,
+        precision=precision,
+        options=chosen if left is None else dataclasses.replace(chosen, timeout=left),
+        notes=notes,
+    )
 
 
 def _suite_problem(
@@ -577,7 +594,7 @@ def _suite_problem(
             f"'faier epsilon {name} --set n={n}')",
         )
     _, m = _extent([s.value for c in tested for s in (c.left, c.right) if len(s.value) == n])
-    problem = _certified_example(name, eps0, dict(chosen.left.args), n, m)
+    problem = _certified_example(name, eps0, dict(chosen.left.args), n, m, options.neighbours)
     args = ", ".join(f"{k}={v}" for k, v in chosen.left.args)
     return problem, (
         f"ε* by the certified engine for {name} over {{0..{m}}}^{n} at ε₀ = {eps0}"

@@ -2,7 +2,8 @@
 
 Parses options, calls :mod:`faier.testing`, prints.  Exit codes: ``test`` 0
 (p-values are evidence, not a verdict); ``certify`` 1 when a candidate
-violates the claim exactly, else 3; ``bound`` 0 with an exact ε*, else 3;
+violates the claim exactly (or certified), else 3; ``bound`` 0 with an exact
+ε* or a certified interval, else 3;
 2 for bad input; 130 when interrupted (what was finished is printed).
 """
 
@@ -175,6 +176,7 @@ def test(
 def certify(
     target: TestTarget,
     claimed: Claimed,
+    mechanism_epsilon: MechanismEpsilon = None,
     epsilons: Epsilons = "0:2.2:0.1",
     samples: Samples = 500_000,
     selection_samples: Selection = 100_000,
@@ -194,7 +196,8 @@ def certify(
     as_json: JsonOption = False,
     html: ReportOption = None,
 ) -> None:
-    """Test, then compute each candidate counterexample exactly: real or spurious per ε."""
+    """Test, then compute each candidate counterexample exactly (or certified, for continuous
+    noise): real or spurious per ε."""
     from faier import testing
     from faier.report.statistical import render_certify
 

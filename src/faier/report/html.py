@@ -361,7 +361,8 @@ def _certify_body(report: Any) -> str:
     )
     if rows:
         parts.append(
-            "<h2>Candidates computed exactly</h2><table><tr><th>ε</th><th>p-value</th>"
+            "<h2>Candidates computed exactly (or certified)</h2>"
+            "<table><tr><th>ε</th><th>p-value</th>"
             f"<th>P(E | D1)</th><th>P(E | D2)</th><th>loss</th><th></th></tr>{rows}</table>"
         )
     parts.append(_result_body(report.result, Extras()))

@@ -82,12 +82,25 @@ def test_certify_at_n_3_pins_verdicts_and_meets_the_testers_intervals(name: str)
         assert witness is not None and witness.ratio.lower > math.exp(0.7)
 
 
+# name → the certified ε* over {0..m}³ with the interval candidate's arguments (docs/TESTING.md)
+BOUND = {
+    "noisy-max-laplace": 0.581458,
+    "svt-laplace": 0.429604,
+    "isvt1-laplace": math.inf,
+    "isvt2-laplace": 0.804847,
+    "isvt3-laplace": 1.084820,
+    "noisy-max-laplace-value": 1.05,
+    "histogram-laplace-wrong-scale": 10 / 7,
+}
+
+
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_bound_at_n_3_encloses_every_certified_event_loss(name: str) -> None:
     report = t.bound(name, claimed="0.7", lengths=3, epsilons=GRID, **FAST)
     result = report.exact
     assert result is not None and report.exit_code == 0
     assert result.enclosure is not None
+    assert result.enclosure.lower == pytest.approx(BOUND[name], rel=1e-6)
     assert "certified" in result.method and "certified engine" in report.notes[-1]
     certified = t.certify(name, claimed="0.7", lengths=3, epsilons=GRID, **FAST)
     args = report.test.interval.candidate.left.args if report.test.interval else ()
@@ -329,3 +342,16 @@ def test_gaussian_candidates_are_enclosed_by_rigorous_integration(tmp_path: Any)
 
                 total += integrate.quad(density, -math.inf, math.inf, epsabs=1e-14)[0]
             assert enclosure.lower - 1e-12 <= total <= enclosure.upper + 1e-12
+
+
+def test_candidates_not_computed_in_time_are_unknown() -> None:
+    from faier.engines.statistical import combine
+    from faier.privacy.budget import Epsilon
+
+    report = t.statistical_test("isvt1-laplace", claimed="0.7", lengths=3, epsilons="0.5", **FAST)
+    model = t.suite_model("isvt1-laplace", Fraction(7, 10))
+    late = combine.certify(None, report, Epsilon.parse("0.7"), model, timeout=1e-9)
+    assert late.verdict is Verdict.UNKNOWN and late.exit_code == 3
+    assert all(row.verdict == "unknown" and "timeout" in (row.reason or "") for row in late.rows)
+    on_time = combine.certify(None, report, Epsilon.parse("0.7"), model, timeout=60)
+    assert on_time.verdict is Verdict.VIOLATED

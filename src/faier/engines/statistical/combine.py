@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from faier.core import engine as registry
+from faier.core.budget import hard_deadline
 from faier.core.engine import Engine
 from faier.core.options import Options
 from faier.core.problem import Problem
@@ -121,6 +122,9 @@ class CertifyReport:
 
     @property
     def exit_code(self) -> int:
+        """The verdict's code; 3 when the test ran out of time, 130 when it was interrupted."""
+        if self.test.timed_out:
+            return ExitCode.UNKNOWN
         return ExitCode.INTERRUPTED if self.test.interrupted else self.result.exit_code
 
     def _repr_html_(self) -> str:
@@ -249,8 +253,13 @@ def certify(
     report: StatReport,
     claimed: Epsilon,
     model: Model | None = None,
+    timeout: float | None = None,
 ) -> CertifyReport:
-    """Every candidate's probabilities (exact or enclosed); violated only when one is proved."""
+    """Every candidate's probabilities (exact or enclosed); violated only when one is proved.
+
+    ``timeout`` bounds the computations together: a candidate not computed in
+    time is unknown (with the reason), like one without a closed form.
+    """
     started = time.perf_counter()
     computer = _Computer(problem, model)
     rows = []
@@ -259,10 +268,16 @@ def certify(
     def computed(candidate: Candidate) -> Computed | str:
         found = cache.get(candidate)
         if found is None:
+            left = None if timeout is None else timeout - (time.perf_counter() - started)
             try:
-                found = computer.compute(candidate)
-            except (Unsupported, BudgetExceeded) as exc:
+                if left is not None and left <= 0:
+                    raise BudgetExceeded(f"timeout of {timeout:g} s reached")
+                with hard_deadline(left):
+                    found = computer.compute(candidate)
+            except Unsupported as exc:
                 found = f"no closed form or enclosure: {exc}"
+            except BudgetExceeded as exc:
+                found = f"not computed: {exc.reason}"
             cache[candidate] = found
         return found
 
@@ -394,6 +409,8 @@ class BoundReport:
     def exit_code(self) -> int:
         """0 with an exact ε* (or a certified interval), 3 when only bounds are known,
         130 if the test was interrupted."""
+        if self.test.timed_out:
+            return ExitCode.UNKNOWN
         if self.test.interrupted:
             return ExitCode.INTERRUPTED
         known = self.exact is not None and self.exact.exit_code == ExitCode.HOLDS
@@ -527,7 +544,19 @@ def bound(
     if problem is None:
         return BoundReport(report, rejected, following, None, notes=notes)
     chosen = options or Options()
-    result = deciding_engine(problem, chosen).epsilon(problem, chosen, None)
+    engine = deciding_engine(problem, chosen)
+    started = time.perf_counter()
+    try:
+        with hard_deadline(chosen.timeout):
+            result = engine.epsilon(problem, chosen, None)
+    except BudgetExceeded as stop:
+        result = Result(
+            target=problem.name,
+            privacy=problem.privacy.describe(),
+            method=f"{engine.name}: stopped before a result",
+            reason=stop.reason,
+            statistics=Statistics(seconds=time.perf_counter() - started),
+        )
     found = list(notes)
     star = _upper(result)
     if star is not None and rejected is not None and star < rejected:
@@ -542,7 +571,11 @@ def bound(
     if bisection:
         low = rejected if rejected is not None else 0.0
         high = following if following is not None else max(low, 1.0) * 2
-        steps = bisect(problem, low, high, precision, chosen)
+        try:
+            with hard_deadline(chosen.timeout):
+                steps = bisect(problem, low, high, precision, chosen)
+        except BudgetExceeded as stop:
+            found.append(f"bisection stopped: {stop.reason}")
     return BoundReport(
         report, rejected, following, result, steps, precision if bisection else None, tuple(found)
     )
