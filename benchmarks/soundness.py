@@ -28,13 +28,16 @@ Kinds and what is cross-checked:
 - ``continuous``: random programs drawing ``faier.laplace``/``faier.exponential``
   noise with exact scales over {0..m}ⁿ (m ≤ 2, n ≤ 4): Noisy Max's index and
   its released value, Sparse Vector comparisons with a shared threshold noise
-  (without cutoff, with a cutoff c ≥ 1, iSVT 1 without query noise), the count
-  of ⊤, a histogram; the certified engine's ε* interval and its verdict at a
+  (without cutoff, with a cutoff c ≥ 1, iSVT 1 without query noise, iSVT 4
+  releasing the first noisy answer above the threshold), the count of ⊤, a
+  histogram; the certified engine's ε* interval and its verdict at a
   random claim against probabilities from numerical integration (scipy quad)
   and brute force over the pairs, within ``QUAD_TOL`` (the released value: the
   density ratio's supremum over a dense grid with every kink and scipy's
   bounded search, its witness densities and the density at random points
-  against numeric differentiation of the CDF Π F(t − xᵢ)); ``faier certify``'s
+  against numeric differentiation of the CDF Π F(t − xᵢ); iSVT 4: the largest
+  log ratio of densities and masses by quad on a grid with every kink never
+  above the certified ε*, and a violation's witness recomputed by quad); ``faier certify``'s
   event probabilities on random events of the tester's kinds against the
   same references under the tester's own event semantics, and on a sample of
   them against 200 000 numpy draws; unknown answers are counted, not
@@ -1001,7 +1004,7 @@ PROB_TOL = 1e-9
 """Absolute tolerance on probabilities from scipy quad and closed forms in floats."""
 SAMPLE_LEVEL = 1e-7
 """Two-sided level of the Clopper–Pearson check of certified probabilities against samples."""
-SHAPES = ("max", "svt", "count", "histogram", "svt-cutoff", "isvt1", "max-value")
+SHAPES = ("max", "svt", "count", "histogram", "svt-cutoff", "isvt1", "max-value", "isvt4")
 
 
 @dataclass(frozen=True)
@@ -1012,8 +1015,9 @@ class ContinuousCase:
     largest noisy value), ``svt`` (each query against a threshold with one
     shared threshold noise, ⊤/⊥ per query), ``svt-cutoff`` (the same, halting
     after ``cutoff`` ⊤ answers), ``isvt1`` (no query noise: StatDP's iSVT 1),
-    ``count`` (the number of ⊤ of the svt comparisons) or ``histogram`` (every
-    answer plus Lap noise).
+    ``count`` (the number of ⊤ of the svt comparisons), ``histogram`` (every
+    answer plus Lap noise) or ``isvt4`` (StatDP's iSVT 4 with cutoff 1: ⊥ per
+    query below the threshold, then the first noisy answer above it).
     """
 
     shape: str
@@ -1031,8 +1035,8 @@ def random_continuous(rng: random.Random) -> ContinuousCase:
     shape = rng.choice(SHAPES)
     noise = "exponential" if shape in ("max", "max-value") and rng.random() < 0.4 else "laplace"
     wide = shape in ("max-value", "histogram")
-    m = 2 if rng.random() < 0.3 else 1
-    n = rng.randint(1, 3 if wide or m == 2 else 4)
+    m = 2 if rng.random() < 0.3 and shape != "isvt4" else 1
+    n = rng.randint(1, 2 if shape == "isvt4" else 3 if wide or m == 2 else 4)
     return ContinuousCase(
         shape,
         n,
@@ -1147,6 +1151,15 @@ def continuous_problem(case: ContinuousCase) -> Problem:
         rho = ctx.draw(faier.laplace(0, case.threshold_scale))
         if case.shape == "isvt1":
             return tuple(q >= case.threshold + rho for q in x)
+        if case.shape == "isvt4":
+            shown: list[Any] = []
+            for q in x:
+                noisy = q + ctx.draw(noise())
+                if noisy >= case.threshold + rho:
+                    shown.append(noisy)
+                    break
+                shown.append(False)
+            return tuple(shown)
         tops: list[bool] = []
         for q in x:
             tops.append(q + ctx.draw(noise()) >= case.threshold + rho)
@@ -1257,6 +1270,182 @@ def value_reference_epsilon(case: ContinuousCase) -> tuple[float, str]:
         if value > best:
             best, where = value, f"{x} vs {y} near t = {ts[k]:.6g}"
     return best, where
+
+
+def _isvt4_inner(case: ContinuousCase, x: tuple[int, ...], k: int, top: float) -> float:
+    """∫_{−∞}^{top} pdf_ρ(r) Π_{i<k} F(T + r − x_i) dr: the first k queries stay below."""
+    from scipy import integrate
+
+    b, bt, big_t = float(case.scale), float(case.threshold_scale), float(case.threshold)
+
+    def f(r: float) -> float:
+        value = _pdf("laplace", bt, r)
+        for q in x[:k]:
+            value *= _cdf("laplace", b, big_t + r - q)
+        return value
+
+    edges = sorted({v for v in (0.0, *(float(q) - big_t for q in x[:k])) if v < top})
+    points = [-math.inf, *edges, top]
+    return float(
+        sum(
+            integrate.quad(f, a, c, epsabs=1e-15, epsrel=1e-12, limit=200)[0]
+            for a, c in itertools.pairwise(points)
+            if c > a
+        )
+    )
+
+
+def isvt4_mass(case: ContinuousCase, x: tuple[int, ...], output: tuple[Any, ...]) -> float:
+    """The density of (⊥^k, v) at v, or the probability of (⊥, …, ⊥) (no number)."""
+    if all(o is False for o in output):
+        return _isvt4_inner(case, x, len(x), math.inf)
+    k = len(output) - 1
+    v = float(output[-1])
+    b, big_t = float(case.scale), float(case.threshold)
+    return _pdf("laplace", b, v - x[k]) * _isvt4_inner(case, x, k, v - big_t)
+
+
+def isvt4_reference_epsilon(case: ContinuousCase) -> float:
+    """The largest log ratio over neighbour pairs, skeletons and a grid of released values
+    with every kink and tails at 60 scales (a lower bound of ε*)."""
+    b = float(max(case.scale, case.threshold_scale))
+    kinks = [*range(case.m + 1), float(case.threshold)]
+    grid_v = sorted(
+        {
+            *kinks,
+            *(k + d for k in kinks for d in (-1e-9, 1e-9)),
+            *(-15 * b + (case.m + 30 * b) * i / 60 for i in range(61)),
+            -60 * b,
+            case.m + 60 * b,
+        }
+    )
+    outputs: list[tuple[Any, ...]] = [tuple([False] * case.n)]
+    for k in range(case.n):
+        outputs += [(*([False] * k), v) for v in grid_v]
+    table = {x: [isvt4_mass(case, x, o) for o in outputs] for x in continuous_inputs(case)}
+    best = 0.0
+    for x, y in continuous_pairs(case):
+        for p, q in zip(table[x], table[y], strict=True):
+            if p > 0:
+                best = max(best, math.inf if q <= 0 else math.log(p / q))
+    return best
+
+
+def _parse_output(text: str) -> tuple[Any, ...]:
+    """``[⊥, 7/4]`` back to (False, Fraction(7, 4))."""
+    items = [s.strip() for s in text.strip("[]").split(",") if s.strip()]
+    return tuple(False if s == "⊥" else True if s == "⊤" else Fraction(s) for s in items)
+
+
+def case_isvt4(case: ContinuousCase, rng: random.Random, rates: Rates, check: Checker) -> str:
+    """iSVT 4: densities and masses of the released outputs by quad; ε* bracketed."""
+    reference = isvt4_reference_epsilon(case)
+    check.used("numeric-integration")
+    problem = continuous_problem(case)
+    near = max(QUAD_TOL, QUAD_TOL * reference)
+    result = faier.epsilon(problem)
+    check.used("certified")
+    enclosure = result.enclosure
+    if enclosure is None:
+        check.report.notes.append(f"unknown ε* ({result.reason})")
+    else:
+        check.expect(
+            reference <= enclosure.upper + near,
+            f"certified ε* ≤ {enclosure.upper!r}, but a grid point's log ratio is {reference!r}",
+        )
+        check.expect(
+            enclosure.lower <= reference + max(1e-3, 1e-3 * reference),
+            f"certified ε* ≥ {enclosure.lower!r}, largest log ratio on the grid {reference!r}",
+        )
+    claim = float(case.claim)
+    verdict = faier.verify(problem, str(case.claim))
+    if verdict.verdict is Verdict.UNKNOWN or verdict.verdict is None:
+        check.report.notes.append(f"unknown at ε={case.claim} ({verdict.reason})")
+    elif verdict.verdict is Verdict.HOLDS:
+        check.expect(
+            reference < claim + near, f"holds at ε={case.claim}, a grid log ratio {reference!r}"
+        )
+    else:
+        witness = verdict.certified_witness
+        check.expect(witness is not None, f"violated at ε={case.claim} without a witness")
+        if witness is not None and not math.isinf(witness.ratio.lower):
+            output = _parse_output(witness.output)
+            p = isvt4_mass(case, tuple(witness.left_value), output)
+            q = isvt4_mass(case, tuple(witness.right_value), output)
+            check.expect(
+                math.isclose(witness.p.middle, p, rel_tol=1e-8, abs_tol=1e-14)
+                and math.isclose(witness.q.middle, q, rel_tol=1e-8, abs_tol=1e-14)
+                and p > math.exp(claim) * q * (1 - 1e-8),
+                f"witness {witness.left_value} vs {witness.right_value} → {witness.output}: "
+                f"certified {witness.p.middle!r}, {witness.q.middle!r}; quad {p!r}, {q!r}",
+            )
+    if rng.random() < rates.certify:
+        isvt4_event_checks(check, case, rng, rates)
+    return f"{case!r}; grid ε* ≥ {reference!r}"
+
+
+def isvt4_event_checks(
+    check: Checker, case: ContinuousCase, rng: random.Random, rates: Rates
+) -> None:
+    """Pr[k ⊥ then a released value in [a, c)] (the tester's count × interval events)."""
+    from scipy import integrate
+
+    from faier.engines.certified.integrate import Unsupported
+    from faier.engines.statistical import events as ev
+    from faier.engines.statistical.certified_events import EventMeasurer
+    from faier.engines.statistical.significance import clopper_pearson
+    from faier.mechanisms.sampled import Outputs
+
+    measurer = EventMeasurer(continuous_problem(case).mechanism)  # type: ignore[arg-type]
+    check.used("certify-events")
+    x = rng.choice(continuous_inputs(case))
+    k = rng.randrange(case.n)
+    a = rng.randint(-6, 4) / 2
+    c = a + rng.randint(1, 8) / 2
+    event = ev.Event(
+        (
+            ev.Condition(ev.Feature(ev.COUNT, category=False), k, k, True),
+            ev.Condition(ev.Feature(rng.choice([ev.MAX, ev.MIN, ev.AVG])), a, c),
+        )
+    )
+    try:
+        enclosure = measurer.measure(x, event).enclosure()
+    except Unsupported as exc:
+        check.report.notes.append(f"unknown event probability ({exc})")
+        return
+    expected = integrate.quad(
+        lambda v: isvt4_mass(case, x, (*([False] * k), v)), a, c, epsabs=1e-13, limit=200
+    )[0]
+    check.expect(
+        enclosure.lower - PROB_TOL <= expected <= enclosure.upper + PROB_TOL,
+        f"Pr[{event.describe()} | {x}] certified [{enclosure.lower!r}, {enclosure.upper!r}], "
+        f"quad {expected!r}",
+    )
+    if rng.random() < rates.samples:
+        import numpy as np
+
+        check.used("sampling")
+        size = 200_000
+        gen = np.random.default_rng(rng.randrange(2**32))
+        noisy = np.array(x, float) + gen.laplace(scale=float(case.scale), size=(size, case.n))
+        above = (
+            noisy
+            >= float(case.threshold)
+            + gen.laplace(scale=float(case.threshold_scale), size=size)[:, None]
+        )
+        drawn: list[Any] = []
+        for row, hits in zip(noisy.tolist(), above.tolist(), strict=True):
+            first = hits.index(True) if True in hits else None
+            drawn.append(
+                tuple([False] * case.n) if first is None else (*([False] * first), row[first])
+            )
+        hits_count = int(event.mask(Outputs.from_values(drawn)).sum())
+        low, high = clopper_pearson(hits_count, size, 1 - SAMPLE_LEVEL)
+        check.expect(
+            low <= enclosure.upper and enclosure.lower <= high,
+            f"Pr[{event.describe()} | {x}] certified [{enclosure.lower!r}, "
+            f"{enclosure.upper!r}], {hits_count}/{size} samples",
+        )
 
 
 def continuous_reference_epsilon(
@@ -1443,6 +1632,8 @@ def value_density_checks(check: Checker, case: ContinuousCase, rng: random.Rando
 def case_continuous(seed: int, rates: Rates, check: Checker) -> str:
     rng = random.Random(seed)
     case = random_continuous(rng)
+    if case.shape == "isvt4":
+        return case_isvt4(case, rng, rates, check)
     reference, table = continuous_reference_epsilon(case)
     if rng.random() < 0.5 and math.isfinite(reference):
         # claims near ε* exercise the verdicts where they are hardest
