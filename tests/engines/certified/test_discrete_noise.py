@@ -289,3 +289,46 @@ def test_window_enclosures_contain_brute_force(
         for output, p in brute.items():
             if p > 1e-300:
                 assert _contains(table.probabilities[i][output], p, 1e-12 * max(p, 1e-3))
+
+
+def test_report_noisy_max_with_discrete_laplace_against_brute_force() -> None:
+    """Argmax of three counts plus discrete Laplace noise (ties to the first): the noisy
+    counts' tails are compared with each other, summed as difference constraints."""
+    scale = Fraction(10, 7)
+
+    @faier.program(inputs=faier.grid(3, 1))
+    def argmax(x: Any, ctx: Any) -> Any:
+        best, index = None, 0
+        for i, v in enumerate(x):
+            noisy = v + ctx.draw(faier.discrete_laplace(0, scale))
+            if best is None or noisy > best:
+                best, index = noisy, i
+        return index
+
+    pmf = _weights("discrete_laplace", float(scale), 0, 50)
+    ks = np.array(list(pmf))
+    w = np.array(list(pmf.values()))
+    weight = w[:, None, None] * w[None, :, None] * w[None, None, :]
+    result = discrete_window.ball_table(_problem(argmax), 0, 128, Budget())
+    brute = {}
+    for x in result.inputs:
+        noisy = np.stack(
+            np.broadcast_arrays(
+                *(x[i] + np.reshape(ks, [-1 if j == i else 1 for j in range(3)]) for i in range(3))
+            )
+        )
+        winner = np.argmax(noisy, axis=0)  # the first maximal index, as the program
+        brute[x] = [float(weight[winner == i].sum()) for i in range(3)]
+    for i, x in enumerate(result.inputs):
+        for o in range(3):
+            assert _contains(result.values[i][o], brute[x][o], 1e-9)
+    star = faier.epsilon(_problem(argmax)).enclosure
+    assert star is not None and star.upper - star.lower < 1e-12
+    pairs = [
+        (x, y)
+        for x in brute
+        for y in brute
+        if x != y and max(abs(a - b) for a, b in zip(x, y, strict=True)) <= 1
+    ]
+    best = max(math.log(brute[x][o] / brute[y][o]) for x, y in pairs for o in range(3))
+    assert abs(star.lower - best) < 1e-7

@@ -120,8 +120,9 @@ def mass(dist: DiscreteNoise, low: int | None, high: int | None, bits: int) -> A
         return _offset_sum(dist, *offsets, bits) / normaliser(dist, bits)
 
 
+@cache
 def point(dist: DiscreteNoise, k: int, bits: int) -> Any:
-    """Pr[K = k], as an arb ball."""
+    """Pr[K = k], as an arb ball (remembered: paths and sums meet the same points)."""
     return mass(dist, k, k, bits)
 
 

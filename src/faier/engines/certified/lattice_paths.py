@@ -31,6 +31,7 @@ from typing import Any
 from faier.engines.certified import balls, lattice
 from faier.engines.certified.exppoly import ExpSum
 from faier.engines.certified.integrate import Unsupported, probability
+from faier.engines.certified.lattice_joint import joint_mass, propagate
 from faier.engines.certified.symbolic import Linear, NotLinear, Output, _freeze, _Run
 from faier.errors import BudgetExceeded
 from faier.mechanisms.discrete_noise import DiscreteNoise
@@ -177,6 +178,10 @@ class LatticeRun(_Run):
     points: list[tuple[DiscreteNoise, int]] = field(default_factory=list)
     tails: list[TailVariable] = field(default_factory=list)
     unresolved: str | None = None
+    edges: dict[tuple[int, int], list[int | None]] = field(default_factory=dict)
+    """(i, j), i < j: bounds [low, high] on K_i − K_j (:mod:`.lattice_joint`)."""
+    components: dict[int, int] = field(default_factory=dict)
+    """Tail variable → a representative of its tree of edges (to refuse cycles)."""
 
     def draw(self, dist: Any) -> Any:
         if not isinstance(dist, DiscreteNoise):
@@ -195,12 +200,90 @@ class LatticeRun(_Run):
         self.tails.append(variable)
         return Tail(((len(self.tails) - 1, Fraction(1)),), Fraction(0), self)
 
+    def _fixed(self, difference: Tail) -> Tail:
+        """The difference with every variable pinned to one value replaced by it."""
+        kept, constant = [], difference.constant
+        for var, a in difference.coefficients:
+            variable = self.tails[var]
+            if variable.low is not None and variable.low == variable.high:
+                constant += a * variable.low
+            else:
+                kept.append((var, a))
+        return Tail(tuple(kept), constant, self)
+
+    def _pair(self, difference: Tail) -> tuple[int, int, Fraction, Fraction] | None:
+        """(i, j, a, c) for a·(K_i − K_j) + c with i < j, or None (another shape)."""
+        if len(difference.coefficients) != 2:
+            return None
+        (i, a), (j, b) = difference.coefficients
+        if a != -b:
+            return None
+        return i, j, a, difference.constant
+
+    def _root(self, var: int) -> int:
+        while self.components.get(var, var) != var:
+            var = self.components[var]
+        return var
+
+    def _edge(self, i: int, j: int) -> list[int | None] | None:
+        """The bounds on K_i − K_j, the intervals' implied ones included (None: a cycle)."""
+        known = self.edges.get((i, j))
+        if known is None and self._root(i) == self._root(j):
+            return None
+        vi, vj = self.tails[i], self.tails[j]
+        low = None if vi.low is None or vj.high is None else vi.low - vj.high
+        high = None if vi.high is None or vj.low is None else vi.high - vj.low
+        if known is not None:
+            low = low if known[0] is None else known[0] if low is None else max(low, known[0])
+            high = high if known[1] is None else known[1] if high is None else min(high, known[1])
+        return [low, high]
+
+    def _bound(self, i: int, j: int, low: int | None, high: int | None) -> None:
+        edge = self.edges.setdefault((i, j), [None, None])
+        if low is not None:
+            edge[0] = low if edge[0] is None else max(edge[0], low)
+        if high is not None:
+            edge[1] = high if edge[1] is None else min(edge[1], high)
+        self.components[self._root(j)] = self._root(i)
+
+    def _compare_pair(self, difference: Tail, strict: bool) -> bool | None:
+        """``difference > 0`` / ``≥ 0`` for a·(K_i − K_j) + c as an edge (None: not one)."""
+        found = self._pair(difference)
+        if found is None:
+            return None
+        i, j, a, c = found
+        bounds = self._edge(i, j)
+        if bounds is None:
+            return None
+        bound = -c / a  # K_i − K_j vs −c/a
+        if a > 0:  # K_i − K_j ≥ edge
+            edge = math.floor(bound) + 1 if strict else math.ceil(bound)
+            if bounds[0] is not None and bounds[0] >= edge:
+                return True
+            if bounds[1] is not None and bounds[1] < edge:
+                return False
+            taken = self._choice(2) == 0
+            self._bound(i, j, edge if taken else None, None if taken else edge - 1)
+            return taken
+        edge = math.ceil(bound) - 1 if strict else math.floor(bound)  # K_i − K_j ≤ edge
+        if bounds[1] is not None and bounds[1] <= edge:
+            return True
+        if bounds[0] is not None and bounds[0] > edge:
+            return False
+        taken = self._choice(2) == 0
+        self._bound(i, j, None if taken else edge + 1, edge if taken else None)
+        return taken
+
     def compare(self, difference: Tail, *, strict: bool) -> bool:
         """``difference > 0`` (strict) or ``≥ 0``, exact on one variable's integer interval."""
+        difference = self._fixed(difference)
         if not difference.coefficients:
             return difference.constant > 0 if strict else difference.constant >= 0
         if len(difference.coefficients) > 1:
-            self.unresolved = "two noisy integers in the tail compared"
+            decided = self._compare_pair(difference, strict)
+            if decided is not None:
+                return decided
+            self.unresolved = "noisy integers in the tail compared in a cycle or a sum"
             return self._choice(2) == 0
         ((var, a),) = difference.coefficients
         bound = -difference.constant / a  # a·K + c vs 0: K vs −c/a
@@ -235,12 +318,50 @@ class LatticeRun(_Run):
             variable.low = edge + 1
         return taken
 
+    def _equal_pair(self, difference: Tail) -> bool | None:
+        """K_i − K_j == v three ways (below, at, above), as edges (None: not an edge)."""
+        found = self._pair(difference)
+        if found is None:
+            return None
+        i, j, a, c = found
+        bounds = self._edge(i, j)
+        if bounds is None:
+            return None
+        value = -c / a
+        low, high = bounds
+        if value.denominator != 1 or (low is not None and value < low):
+            return False
+        if high is not None and value > high:
+            return False
+        v = int(value)
+        options = [
+            option
+            for option, possible in (
+                ("below", low is None or low < v),
+                ("at", True),
+                ("above", high is None or high > v),
+            )
+            if possible
+        ]
+        option = options[self._choice(len(options))] if len(options) > 1 else "at"
+        if option == "below":
+            self._bound(i, j, None, v - 1)
+        elif option == "above":
+            self._bound(i, j, v + 1, None)
+        else:
+            self._bound(i, j, v, v)
+        return option == "at"
+
     def equal(self, difference: Tail) -> bool:
         """``difference == 0``: one variable branches three ways (below, at, above the value)."""
+        difference = self._fixed(difference)
         if not difference.coefficients:
             return difference.constant == 0
         if len(difference.coefficients) > 1:
-            self.unresolved = "two noisy integers in the tail compared for equality"
+            decided = self._equal_pair(difference)
+            if decided is not None:
+                return decided
+            self.unresolved = "noisy integers in the tail compared for equality in a cycle"
             return self._choice(2) == 0
         ((var, a),) = difference.coefficients
         value = -difference.constant / a
@@ -290,7 +411,7 @@ def _closed_form(
     run: LatticeRun, skip: frozenset[int] = frozenset()
 ) -> tuple[ExpSum, tuple[Fraction, ...]] | None:
     """The path's probability as an exact numerator and its denominator's scales, if any."""
-    if run.unresolved:
+    if run.unresolved or run.edges:
         return None
     value = ExpSum.rational(Fraction(run.weight))
     scales: list[Fraction] = []
@@ -314,8 +435,12 @@ def _weight(run: LatticeRun, bits: int) -> Any:
     value = balls._rational(Fraction(run.weight))
     for dist, k in run.points:
         value *= lattice.point(dist, k, bits)
-    for variable in run.tails:
-        value *= lattice.mass(variable.dist, variable.low, variable.high, bits)
+    joined = {v for edge in run.edges for v in edge}
+    for index, variable in enumerate(run.tails):
+        if index not in joined:
+            value *= lattice.mass(variable.dist, variable.low, variable.high, bits)
+    if joined:
+        value *= joint_mass(run.tails, run.edges, bits)
     if run.constraints:
         value *= balls.ball(probability(run.noise, run.constraints))
     return value
@@ -413,8 +538,10 @@ def lattice_paths(
 def _finish(run: LatticeRun, raw: Any, bits: int) -> list[LatticePath]:
     if any(v.low is not None and v.high is not None and v.low > v.high for v in run.tails):
         return []
+    if run.edges and not propagate(run.tails, run.edges):
+        return []  # the edges and intervals admit no integer point: probability exactly 0
     if _tails_in(raw):
-        listed = None if run.unresolved else _expand(run, raw, bits)
+        listed = None if run.unresolved or run.edges else _expand(run, raw, bits)
         if listed is None:
             reason = (
                 run.unresolved or "a noisy integer from the tail released on an unbounded range"
