@@ -7,6 +7,7 @@ independently (within quad's own error estimate); verdicts at a claimed
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -461,3 +462,49 @@ def test_threshold_stars_against_quad(
         total += value
         assert _contains(ball, value, error + 1e-12), (output, ball, value)
     assert total == pytest.approx(1.0, abs=1e-9)
+
+
+@functools.cache
+def laplace_table(name: str) -> tuple[Any, intervals.BallTable, float, Any]:
+    """An exact table at n = 3 as balls, its exact ε*, and float p, q per pair (for δ)."""
+    example = find_example(name)
+    assert example is not None
+    problem = example.problem({"n": "3"})
+    table = engine._table(problem, Budget(None, None))
+    assert isinstance(table, engine.Table)
+    balls_table = intervals.from_exact(table.inputs, table.outputs, table.exact, name)
+    star = engine.epsilon(problem, Budget(None, None)).enclosure
+    assert star is not None
+    s = engine.screen(table, problem)
+    p, q = s.values[s.pairs[:, 0]], s.values[s.pairs[:, 1]]
+    return problem, balls_table, star.middle, (p, q)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    name=st.sampled_from(["svt-laplace", "isvt2-laplace"]),
+    eps=st.fractions(Fraction(0), Fraction(3, 2), max_denominator=1000),
+    delta=st.fractions(Fraction(0), Fraction(1, 5), max_denominator=10_000),
+)
+def test_interval_decisions_agree_with_exact_ones(
+    name: str, eps: Fraction, delta: Fraction
+) -> None:
+    """The ball layer on exact closed forms agrees with the exact ε* and δ(ε)."""
+    from faier.privacy.budget import Epsilon
+
+    problem, table, star, (p, q) = laplace_table(name)
+    budget = Budget(None, None)
+    claim = Epsilon.parse(str(eps))
+    pure = intervals.verify(problem, claim, table, budget).verdict
+    if abs(float(eps) - star) > 1e-9:
+        assert pure is (Verdict.HOLDS if float(eps) > star else Verdict.VIOLATED)
+    gap = float(np.maximum(p - math.exp(float(eps)) * q, 0.0).sum(axis=1).max())
+    approx = intervals.verify_delta(problem, claim, delta, table, budget).verdict
+    if abs(gap - float(delta)) > 1e-9:
+        assert approx is (Verdict.HOLDS if gap < float(delta) else Verdict.VIOLATED)
+    least = intervals.epsilon_delta(problem, delta, table, budget).enclosure
+    assert least is not None
+    if gap > float(delta) + 1e-9:
+        assert least.lower > float(eps) - 1e-12
+    elif gap < float(delta) - 1e-9:
+        assert least.upper <= float(eps) + 1e-9

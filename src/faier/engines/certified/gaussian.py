@@ -989,6 +989,8 @@ def epsilon_delta(
     problem: Problem, delta: Fraction, table: Table, budget: Budget, started: float
 ) -> Result:
     if isinstance(table, Numbers):
+        if delta == 0:  # δ(ε) = 0 only where the pure loss is bounded by ε
+            return replace(_numbers_epsilon(problem, table, started), delta=delta)
         return _numbers_epsilon_delta(problem, delta, table, started)
     return _timed(intervals.epsilon_delta(problem, delta, table, budget), started)
 

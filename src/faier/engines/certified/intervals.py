@@ -603,6 +603,8 @@ def _bisect(
 
 def epsilon_delta(problem: Problem, delta: Fraction, table: BallTable, budget: Budget) -> Result:
     """The least ε with δ(ε) ≤ δ on every neighbouring pair, as a certified interval."""
+    if delta == 0:  # δ(ε) = 0 exactly where every ratio is ≤ e^ε: the pure ε*
+        return replace(epsilon(problem, table, budget), delta=delta)
     started = time.perf_counter()
     while True:
         s = _screen(problem, table)
