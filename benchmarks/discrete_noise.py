@@ -47,6 +47,15 @@ def argmax(x, ctx):
         if best is None or noisy > best:
             best, index = noisy, i
     return index
+
+@faier.program(inputs=faier.grid(4, 1))
+def argmax4(x, ctx):
+    best, index = None, 0
+    for i, v in enumerate(x):
+        noisy = v + ctx.draw(faier.discrete_laplace(0, 2))
+        if best is None or noisy > best:
+            best, index = noisy, i
+    return index
 """
 
 OPENDP = """
@@ -79,6 +88,8 @@ ROWS = (
         ["epsilon", "--delta", "0.01"],
     ),
     ("argmax of 3 DLap(20/7)", "programs", "argmax", ["epsilon"]),
+    ("argmax of 4 DLap(2)", "programs", "argmax4", ["epsilon"]),
+    ("argmax of 4 DLap(2)", "programs", "argmax4", ["verify", "-e", "0.94"]),
     ("OpenDP make_geometric, bounds (0, 10)", "opendp", None, ["verify", "-e", "1"]),
 )
 
