@@ -94,3 +94,13 @@ def test_float_laplace_is_only_tested() -> None:
     assert adapters.decidable(measurement) is None
     with pytest.raises(SpecError, match="cannot decide"):
         faier.verify(measurement, "1")  # type: ignore[arg-type]
+
+
+def test_a_count_then_integer_laplace_is_decided_behind_the_stability_map() -> None:
+    count = dp.t.make_count(dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance())
+    chained = count >> dp.m.then_laplace(scale=2.0)
+    found = adapters.decidable(chained, d_in=3)
+    assert found is not None and "make_count" in found.constructor
+    star = faier.epsilon(found.problem).enclosure
+    assert star is not None and star.closed_form == "3/2" and found.epsilon == chained.map(3)
+    assert faier.assert_private(chained).method == "certified"

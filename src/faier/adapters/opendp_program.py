@@ -22,8 +22,10 @@ every pair of integers within d_in; for a vector the loss Σ|Δᵢ|/t depends
 only on ‖Δ‖₁, so one answer moved by d_in decides the whole ℓ1 ball.  The
 scale is the float OpenDP holds, read exactly (OpenDP's samplers use it
 exactly too).  Every other measurement (floats, whose Laplace OpenDP
-samples on a grid of 2^k; chains with transformations; Noisy Max) returns
-None: it is tested, not decided.
+samples on a grid of 2^k; Noisy Max) returns None: it is tested, not
+decided.  A chain ``transformation >> measurement`` (``make_count >>
+then_laplace``) is decided at the distance the transformation's stability
+map gives: that map is OpenDP's claim, the noise behind it is faier's proof.
 """
 
 from __future__ import annotations
@@ -146,6 +148,8 @@ def decidable(measurement: Any, *, d_in: int = 1, length: int = 2) -> Decidable 
     if recipe is None:
         return None
     constructor, kwargs = recipe
+    if constructor == "make_chain_mt":
+        return _chained(measurement, kwargs, d_in, length)
     if constructor == "make_fix_delta":
         inner = _recipe(kwargs.get("measurement"))
         if inner is None or inner[0] != "make_zCDP_to_approxDP":
@@ -167,3 +171,29 @@ def decidable(measurement: Any, *, d_in: int = 1, length: int = 2) -> Decidable 
     if str(measurement.output_measure).startswith("ZeroConcentrated"):
         return Decidable(problem, f"{constructor}: {shape}", None, rho=stated)
     return Decidable(problem, f"{constructor}: {shape}", stated)
+
+
+def _chained(measurement: Any, kwargs: dict[str, Any], d_in: int, length: int) -> Decidable | None:
+    """A transformation followed by integer noise: the noise decided at the distance the
+    transformation's stability map gives (``make_count``: d_in → d_in).  The map is OpenDP's;
+    faier decides the measurement behind it."""
+    transformation, inner = kwargs.get("transformation0"), kwargs.get("measurement1")
+    recipe = _recipe(transformation)
+    if recipe is None or inner is None or transformation is None:
+        return None
+    try:
+        middle = transformation.map(d_in)
+    except Exception:
+        return None
+    if isinstance(middle, float) and not middle.is_integer():
+        return None
+    found = decidable(inner, d_in=int(middle), length=length)
+    if found is None:
+        return None
+    stated = measurement.map(d_in)
+    constructor = f"{recipe[0]} (d_in {d_in} → {int(middle)}, OpenDP's stability map) >> "
+    if isinstance(stated, tuple):
+        return Decidable(found.problem, constructor + found.constructor, *map(float, stated))
+    if found.rho is not None:
+        return Decidable(found.problem, constructor + found.constructor, None, rho=float(stated))
+    return Decidable(found.problem, constructor + found.constructor, float(stated))
