@@ -5,13 +5,15 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import faier
-from faier.engines.certified import balls, densities, supremum
-from faier.engines.certified.exppoly import Piecewise
-from faier.engines.certified.symbolic import paths
+from faier.engines.certified import argmax, balls, densities, supremum
+from faier.engines.certified.exppoly import ExpSum, Piecewise
+from faier.engines.certified.integrate import probability
+from faier.engines.certified.symbolic import Path, paths
 from faier.mechanisms.program import Program
 
 
@@ -98,3 +100,44 @@ def test_remembered_searches_agree_with_fresh_ones() -> None:
                 assert again.point == fresh.point + shift
             raised = supremum.prove_below(g2, h2, 4.0)
             assert raised.proved and math.isclose(raised.lower, fresh.lower)
+
+
+def _run(name: str, x: tuple[int, ...], eps0: Fraction) -> list[Path]:
+    problem = faier.load_problem(name, settings={"n": str(len(x)), "eps0": str(eps0)})
+    mechanism = problem.mechanism
+    assert isinstance(mechanism, Program)
+    return list(paths(lambda ctx: mechanism.body(x, ctx)))
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    st.lists(st.integers(0, 3), min_size=2, max_size=5),
+    scales,
+    st.sampled_from(("laplace", "exponential")),
+)
+def test_argmax_stars_equal_the_sum_over_paths(x: list[int], eps0: Fraction, noise: str) -> None:
+    """Each output's star integral is exactly the sum of its paths' integrals, and for the
+    released value the merged density is exactly the sum of the paths' densities."""
+    run = _run(f"noisy-max-{noise}", tuple(x), eps0)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(argmax, "MIN_PATHS", 0)
+        stars = argmax.merged(run)
+        assert stars is not None and len(stars) == len(x)
+        summed: dict[object, ExpSum] = {}
+        for path in run:
+            value = probability(path.noise, path.constraints)
+            summed[path.output] = summed.get(path.output, ExpSum(())) + value
+        merged = {star.output: probability(star.noise, star.constraints) for star in stars}
+        assert merged == summed
+        valued = _run(f"noisy-max-{noise}-value", tuple(x), eps0)
+        merged_density = densities.line_densities(valued)
+        patch.setattr(argmax, "MIN_PATHS", 10**9)
+        assert densities.line_densities(valued) == merged_density
+
+
+def test_sparse_vector_paths_are_not_merged() -> None:
+    """SVT's outputs are not argmax events: the merge is refused, paths kept."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(argmax, "MIN_PATHS", 0)
+        for name in ("isvt1-laplace", "isvt2-laplace", "svt-laplace", "isvt4-laplace"):
+            assert argmax.merged(_run(name, (0, 1, 2), Fraction(7, 10))) is None

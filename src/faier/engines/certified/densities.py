@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from faier.engines.certified import argmax
 from faier.engines.certified.exppoly import ExpSum, Piecewise, density
 from faier.engines.certified.integrate import Unsupported, joint_density, probability
 from faier.engines.certified.symbolic import Output, Path
@@ -138,9 +139,10 @@ def separable_density(numbers: tuple[Shifted, ...], point: Sequence[Fraction]) -
 
 def line_densities(paths: Sequence[Path]) -> dict[Hashable, Piecewise | ExpSum]:
     """skeleton → the density of its one number (summed over paths), or the probability
-    of a skeleton that releases no number (iSVT 4 answering ⊥ throughout)."""
+    of a skeleton that releases no number (iSVT 4 answering ⊥ throughout).  The paths of
+    one output are merged into one star where :mod:`.argmax` proves it (Noisy Max)."""
     found: dict[Hashable, Piecewise | ExpSum] = {}
-    for path in paths:
+    for path in argmax.merged(paths) or paths:
         skeleton, numbers = split(path.output)
         if len(numbers) > 1:
             raise Unsupported(

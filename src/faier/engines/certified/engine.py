@@ -26,7 +26,15 @@ import numpy as np
 
 from faier.core.budget import Budget
 from faier.core.problem import Problem
-from faier.engines.certified import balls, densities, gaussian, intervals, orbits, supremum
+from faier.engines.certified import (
+    argmax,
+    balls,
+    densities,
+    gaussian,
+    intervals,
+    orbits,
+    supremum,
+)
 from faier.engines.certified.exppoly import ExpSum, Piecewise
 from faier.engines.certified.integrate import Unsupported, probability
 from faier.engines.certified.symbolic import Constraint, Output, Path, paths
@@ -120,7 +128,7 @@ def build_table(mechanism: Program[Any], budget: Budget) -> Table | Separable | 
     outputs: dict[Hashable, None] = {}
     for x, run in zip(inputs, runs, strict=True):
         dist: dict[Hashable, ExpSum] = {}
-        for path in run:
+        for path in argmax.merged(run) or run:
             budget.check_time()
             key = (path.noise, path.constraints)
             value = memo.get(key)

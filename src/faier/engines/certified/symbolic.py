@@ -186,6 +186,8 @@ class _Run:
     branching: list[int] = field(default_factory=list)
     noise: list[Continuous] = field(default_factory=list)
     constraints: list[Constraint] = field(default_factory=list)
+    tightest: dict[tuple[tuple[int, Fraction], ...], Fraction] = field(default_factory=dict)
+    """coefficients → the least constant c of a constraint Σ aᵢXᵢ + c ≥ 0 on the path."""
     weight: Fraction = Fraction(1)
     position: int = 0
 
@@ -200,12 +202,15 @@ class _Run:
     def decide(self, difference: Linear) -> bool:
         if not difference.coefficients:
             return difference.constant >= 0
-        known = _implied(self.constraints, difference)
+        known = _implied(self.tightest, difference)
         if known is not None:
             return known
         taken = self._choice(2) == 0
         signed = difference if taken else difference * -1
         self.constraints.append(Constraint(signed.coefficients, signed.constant))
+        before = self.tightest.get(signed.coefficients)
+        if before is None or signed.constant < before:
+            self.tightest[signed.coefficients] = signed.constant
         return taken
 
     def draw(self, dist: Any) -> Any:
@@ -223,14 +228,18 @@ class _Run:
         return outcome
 
 
-def _implied(constraints: list[Constraint], difference: Linear) -> bool | None:
-    """The outcome of a comparison already fixed by the same (or opposite) one on the path."""
-    negated = tuple((v, -a) for v, a in difference.coefficients)
-    for c in constraints:
-        if c.coefficients == difference.coefficients and c.constant <= difference.constant:
-            return True
-        if c.coefficients == negated and -c.constant >= difference.constant:
-            return False
+def _implied(
+    tightest: dict[tuple[tuple[int, Fraction], ...], Fraction], difference: Linear
+) -> bool | None:
+    """The outcome of a comparison already fixed by the same (or opposite) one on the path:
+    Σ aᵢXᵢ + c ≥ 0 gives Σ aᵢXᵢ + k ≥ 0 when c ≤ k, and rules it out when the opposite
+    −Σ aᵢXᵢ + c ≥ 0 has c ≤ −k (the least constant of each decides)."""
+    same = tightest.get(difference.coefficients)
+    if same is not None and same <= difference.constant:
+        return True
+    opposite = tightest.get(tuple((v, -a) for v, a in difference.coefficients))
+    if opposite is not None and -opposite >= difference.constant:
+        return False
     return None
 
 

@@ -56,8 +56,10 @@ def noisy_max(
             return gaussian(0, sigma)
         return laplace(0, scale) if noise == "laplace" else exponential(scale)
 
+    each = draw()  # one object for every draw: engines replay the body once per path
+
     def body(x: Any, ctx: Context) -> Any:
-        noisy = [q + ctx.draw(draw()) for q in x]  # type: ignore[arg-type]
+        noisy = [q + ctx.draw(each) for q in x]  # type: ignore[arg-type]
         best = _argmax(noisy)
         return best + 1 if report == "index" else noisy[best]
 
@@ -151,12 +153,15 @@ def sparse(
         "isvt4": (2 / eps0, 2 * big_n / eps0, True),
     }[variant]
 
+    threshold_noise = laplace(0, threshold_scale)
+    query_noise = None if query_scale is None else laplace(0, query_scale)
+
     def body(x: Any, ctx: Context) -> Any:
-        noisy_threshold = threshold + ctx.draw(laplace(0, threshold_scale))  # type: ignore[arg-type]
+        noisy_threshold = threshold + ctx.draw(threshold_noise)  # type: ignore[arg-type]
         out: list[Any] = []
         hits = 0
         for q in x:
-            value = q if query_scale is None else q + ctx.draw(laplace(0, query_scale))  # type: ignore[arg-type]
+            value = q if query_noise is None else q + ctx.draw(query_noise)  # type: ignore[arg-type]
             if value >= noisy_threshold:
                 out.append(value if variant == "isvt4" else True)
                 hits += 1
