@@ -355,3 +355,31 @@ def test_candidates_not_computed_in_time_are_unknown() -> None:
     assert all(row.verdict == "unknown" and "timeout" in (row.reason or "") for row in late.rows)
     on_time = combine.certify(None, report, Epsilon.parse("0.7"), model, timeout=60)
     assert on_time.verdict is Verdict.VIOLATED
+
+
+def test_integer_noise_events_are_enclosed_not_read_as_continuous(tmp_path: Any) -> None:
+    """Discrete Laplace noise (t = 2): Pr[x + K = k] = (1 − a)/(1 + a)·a^|k − x| with a = e^(−1/2);
+    an equality event has positive probability on the integers (read as continuous it was 0)."""
+    source = tmp_path / "noisy_count.py"
+    source.write_text(
+        "import faier\n\n\n"
+        "@faier.program(inputs=faier.grid(1, 2))\n"
+        "def noisy_count(x, ctx):\n"
+        "    return x[0] + ctx.draw(faier.discrete_laplace(0, 2))\n"
+    )
+    report = t.certify(source, claimed="0.2", epsilons="0.3,0.6", **FAST)
+    a = math.exp(-0.5)
+    assert report.verdict is Verdict.VIOLATED and not report.notes
+    for row in report.rows:
+        found = row.exact
+        assert isinstance(found, CertifiedEvent)
+        (condition,) = row.point.candidate.event.conditions
+        assert condition.equals
+        k = condition.low
+        for x, enclosure in (
+            (row.point.candidate.left.value, found.p),
+            (row.point.candidate.right.value, found.q),
+        ):
+            expected = (1 - a) / (1 + a) * a ** abs(k - x[0])
+            assert enclosure.lower - 1e-12 <= expected <= enclosure.upper + 1e-12
+        assert found.loss_enclosure.lower <= 0.5 <= found.loss_enclosure.upper

@@ -85,15 +85,17 @@ class Measure:
 
     closed: ExpSum
     enclosed: tuple[tuple[Fraction, tuple[Continuous, ...], tuple[Constraint, ...]], ...] = ()
+    balls_at: Callable[[int], Any] | None = None
+    """A further term given only as a ball at a working precision (integer noise)."""
 
     @property
     def exact(self) -> ExpSum | None:
         """The closed form, when every path has one."""
-        return self.closed if not self.enclosed else None
+        return self.closed if not self.enclosed and self.balls_at is None else None
 
     @property
     def is_zero(self) -> bool:
-        return self.closed.is_zero and not self.enclosed
+        return self.closed.is_zero and not self.enclosed and self.balls_at is None
 
     def ball(self, bits: int) -> Any:
         """An arb ball containing the probability, at ``bits`` of working precision."""
@@ -103,6 +105,8 @@ class Measure:
                 total += balls.ball(ExpSum.rational(coefficient)) * _enclose(
                     noise, constraints, bits
                 )
+            if self.balls_at is not None:
+                total += self.balls_at(bits)
             return total
 
     def enclosure(self) -> Enclosure:
@@ -365,7 +369,8 @@ class EventMeasurer:
             body = self.mechanism.body
             found = guarded(self.mechanism.name, lambda: list(paths(lambda ctx: body(x, ctx))))
             self.paths[x] = found
-            self._check_total(x, found)
+            if not _integer_noise(found):
+                self._check_total(x, found)
         return found
 
     def _path(self, noise: tuple[Continuous, ...], constraints: tuple[Constraint, ...]) -> Any:
@@ -399,6 +404,8 @@ class EventMeasurer:
 
     def measure(self, x: Hashable, event: Event) -> Measure:
         """Pr[M(x) ∈ E] as an exact closed form, or with enclosed paths."""
+        if _integer_noise(self.runs(x)):
+            return Measure(ExpSum(()), (), _LatticeEvent(self.mechanism, x, event))
         closed = ExpSum(())
         enclosed = []
         for path in self.runs(x):
@@ -411,6 +418,69 @@ class EventMeasurer:
                 elif not value.is_zero:
                     closed = closed + value.scaled(coefficient)
         return Measure(closed, tuple(enclosed))
+
+
+def _integer_noise(found: Sequence[Path]) -> bool:
+    """Whether a path draws integer noise (discrete Laplace/Gaussian): ties have mass there,
+    so its paths are followed by the lattice execution instead."""
+    from faier.mechanisms.discrete_noise import DiscreteNoise
+
+    return any(isinstance(d, DiscreteNoise) for path in found for d in path.noise)
+
+
+class _LatticeEvent:
+    """Pr[M(x) ∈ E] for a program drawing integer noise: the certified engine's window of
+    integer values with symbolic tails (``engines/certified/lattice_paths.py``), each path
+    a ball; paths it cannot follow add [0, their mass].  The window widens while such mass
+    remains and the paths stay affordable."""
+
+    def __init__(self, mechanism: Program[Any], x: Hashable, event: Event) -> None:
+        self.mechanism, self.x, self.event = mechanism, x, event
+        self.cache: dict[int, Any] = {}
+
+    def __call__(self, bits: int) -> Any:
+        if bits not in self.cache:
+            self.cache[bits] = self._ball(bits)
+        return self.cache[bits]
+
+    def _ball(self, bits: int) -> Any:
+        import flint
+
+        from faier.engines.certified import discrete_window
+        from faier.engines.certified.lattice_paths import lattice_paths
+        from faier.errors import BudgetExceeded
+
+        body, x = self.mechanism.body, self.x
+        best: Any = None
+        for width in discrete_window.WIDTHS:
+            try:
+                found = guarded(
+                    self.mechanism.name,
+                    lambda width=width: lattice_paths(
+                        lambda ctx: body(x, ctx), width, bits, max_paths=discrete_window.MAX_PATHS
+                    ),
+                )
+            except BudgetExceeded:
+                break
+            with balls.precision(bits):
+                inside, lost = flint.arb(0), flint.arb(0)
+                for path in found:
+                    if path.output is None:
+                        lost += path.probability
+                    elif self._hit(path.output):
+                        inside += path.probability
+                best = inside + flint.arb(0).union(lost)
+            if lost == 0:
+                break
+        if best is None:
+            raise Unsupported("the integer noise's paths exceed the path budget")
+        return best
+
+    def _hit(self, output: Hashable) -> bool:
+        terms = event_terms(output, self.event)
+        if any(extra for _, extra in terms):
+            raise Unsupported("an event on a continuous number beside integer noise")
+        return sum(sign for sign, _ in terms) == 1
 
 
 # ------------------------------------------------------------- the certified candidate
