@@ -32,6 +32,7 @@ from faier.engines.certified import (
     densities,
     gaussian,
     intervals,
+    laplace_delta,
     orbits,
     supremum,
 )
@@ -386,6 +387,8 @@ def epsilon_delta(problem: Problem, delta: Fraction, budget: Budget) -> Result:
         return replace(_unsupported(problem, None, str(exc), started), delta=delta)
     if isinstance(table, gaussian.Table):
         return gaussian.epsilon_delta(problem, delta, table, budget, started)
+    if isinstance(table, Separable):
+        return _separable_delta(problem, table, None, delta, started)
     if isinstance(table, Table) and table.complete:
         method = (
             f"certified: symbolic execution over the noise ({table.paths} paths on "
@@ -409,7 +412,9 @@ def verify_delta(problem: Problem, eps: Epsilon, delta: Fraction, budget: Budget
         return replace(_unsupported(problem, eps, str(exc), started), delta=delta)
     if isinstance(table, gaussian.Table):
         return gaussian.verify_delta(problem, eps, delta, table, budget, started)
-    if isinstance(table, Separable) or not table.complete or exp_eps is None:
+    if isinstance(table, Separable):
+        return _separable_delta(problem, table, eps, delta, started)
+    if not table.complete or exp_eps is None:
         return delta_unknown(problem, eps, delta)
     s = screen(table, problem)
     e = math.exp(eps.value) if eps.value < 700 else math.inf
@@ -449,6 +454,22 @@ def verify_delta(problem: Problem, eps: Epsilon, delta: Fraction, budget: Budget
     return replace(
         _verdict(problem, eps, describe, method, stats, Verdict.HOLDS, None, False), delta=delta
     )
+
+
+def _separable_delta(
+    problem: Problem, table: Separable, eps: Epsilon | None, delta: Fraction, started: float
+) -> Result:
+    """(ε, δ) of released Laplace numbers in closed form (:mod:`.laplace_delta`)."""
+    try:
+        if eps is None:
+            return laplace_delta.epsilon_delta(
+                problem, table.inputs, table.numbers, table.paths, delta, started
+            )
+        return laplace_delta.verify_delta(
+            problem, table.inputs, table.numbers, table.paths, eps, delta, started
+        )
+    except Unsupported as exc:
+        return replace(_unsupported(problem, eps, str(exc), started), delta=delta)
 
 
 DELTA_MARGIN = 1e-9

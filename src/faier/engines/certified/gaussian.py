@@ -786,7 +786,7 @@ def _point_witness(
 def _numbers_epsilon(problem: Problem, table: Numbers, started: float) -> Result:
     worst = _worst(problem, table)
     if worst.mu2 == 0:
-        return _numbers_result(problem, table, worst, started, enclosure=Enclosure(0.0, 0.0, "0"))
+        return _numbers_result(problem, table, worst, started, enclosure=Enclosure(0.0, 0.0))
     witness, _ = _point_witness(problem, table, worst, Fraction(2))
     return _numbers_result(
         problem,
@@ -918,7 +918,7 @@ def _numbers_epsilon_delta(
 
     if worst.mu2 == 0 or above(0.0) is False:
         return _numbers_result(
-            problem, table, worst, started, delta=delta, enclosure=Enclosure(0.0, 0.0, "0")
+            problem, table, worst, started, delta=delta, enclosure=Enclosure(0.0, 0.0)
         )
     low, high = 0.0, 1.0
     reason = None

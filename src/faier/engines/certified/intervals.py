@@ -230,7 +230,7 @@ def _witness(problem: Problem, table: BallTable, i: int, j: int, o: Hashable) ->
         _plain(table.inputs[j]),
         _name(problem, table, o),
         _enclosure(p),
-        Enclosure(0.0, 0.0, "0") if q is None else _enclosure(q),
+        Enclosure(0.0, 0.0) if q is None else _enclosure(q),
         _ratio(p, q),
     )
 
@@ -650,7 +650,7 @@ def epsilon_delta(problem: Problem, delta: Fraction, table: BallTable, budget: B
         witness = _event_witness(problem, table, i, j, event, note)
     enclosure = Enclosure(0.0 if low is None else low, math.inf if high is None else high)
     if high == 0.0:
-        enclosure = Enclosure(0.0, 0.0, "0")
+        enclosure = Enclosure(0.0, 0.0)
     return _result(
         problem,
         table,
