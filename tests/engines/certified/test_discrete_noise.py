@@ -175,23 +175,44 @@ def test_released_count_has_the_closed_form_loss() -> None:
     assert faier.verify(_problem(count), "0.66").verdict is Verdict.VIOLATED
 
 
-def _gaussian_delta(sigma: float, shift: int, eps: float) -> float:
-    pmf = _weights("discrete_gaussian", sigma, 0, 400)
+def _delta(kind: str, scale: float, shift: int, eps: float) -> float:
+    """δ(ε) of the noise against itself shifted, summed directly in floats."""
+    pmf = _weights(kind, scale, 0, 400)
     return math.fsum(max(0.0, pmf[k] - math.exp(eps) * pmf.get(k - shift, 0.0)) for k in pmf)
 
 
-@pytest.mark.parametrize(("sigma", "eps"), [(2, 0.5), (Fraction(3, 2), 1.0), (5, 0.1)])
-def test_discrete_gaussian_delta_against_a_direct_sum(sigma: Any, eps: float) -> None:
+def _gaussian_delta(sigma: float, shift: int, eps: float) -> float:
+    return _delta("discrete_gaussian", sigma, shift, eps)
+
+
+@pytest.mark.parametrize(
+    ("kind", "scale", "eps"),
+    [
+        ("discrete_gaussian", 2, 0.5),
+        ("discrete_gaussian", Fraction(3, 2), 1.0),
+        ("discrete_gaussian", 5, 0.1),
+        ("discrete_laplace", 2, 0.3),
+        ("discrete_laplace", Fraction(10, 7), 0.1),
+    ],
+)
+def test_delta_of_a_released_count_against_a_direct_sum(kind: str, scale: Any, eps: float) -> None:
+    noise = (
+        faier.discrete_gaussian(0, scale)
+        if kind == "discrete_gaussian"
+        else (faier.discrete_laplace(0, scale))
+    )
+
     @faier.program(inputs=faier.scalars(1))
     def noisy(x: int, ctx: Any) -> Any:
-        return x + ctx.draw(faier.discrete_gaussian(0, sigma))
+        return x + ctx.draw(noise)
 
-    delta = _gaussian_delta(float(sigma), 1, eps)
+    delta = _delta(kind, float(scale), 1, eps)
     above = faier.verify(_problem(noisy), str(eps), delta=str(delta * (1 + 1e-6)))
     below = faier.verify(_problem(noisy), str(eps), delta=str(delta * (1 - 1e-6)))
     assert above.verdict is Verdict.HOLDS
     assert below.verdict is Verdict.VIOLATED
-    assert faier.epsilon(_problem(noisy)).epsilon_star is not None  # pure ε: ∞
+    pure = faier.epsilon(_problem(noisy))
+    assert (pure.epsilon_star is not None) == (kind == "discrete_gaussian")  # pure ε: ∞
 
 
 @settings(max_examples=15, deadline=None)
