@@ -378,18 +378,17 @@ def _epsilon_once(
                 upper = math.inf
                 continue
             ratio = p / q
-            if ratio > 0:
-                lo, hi = balls.floats(ratio.log())
-            else:
-                lo, hi = -math.inf, balls.floats(ratio.upper().log())[1] if ratio.upper() > 0 else 0
+            lo = balls.floats(ratio.log())[0] if ratio > 0 else -math.inf
+            hi = balls.floats(ratio.upper().log())[1] if ratio.upper() > 0 else -math.inf
             if lo > lower:
                 lower, where = lo, (i, j, output)
             upper = max(upper, hi)
-    return Enclosure(lower, upper), where, s, len(candidates[0])
+    # both orders of every pair are compared and each side sums to 1: some ratio is ≥ 1
+    return Enclosure(max(lower, 0.0), max(upper, 0.0)), where, s, len(candidates[0])
 
 
 def _narrow(enclosure: Enclosure) -> bool:
-    if math.isinf(enclosure.lower):
+    if enclosure.lower == math.inf:
         return True
     return enclosure.upper - enclosure.lower <= TARGET * max(1.0, abs(enclosure.lower))
 
@@ -404,7 +403,7 @@ def epsilon(problem: Problem, table: BallTable, budget: Budget) -> Result:
             break
         table = finer
     witness = None if where is None else _witness(problem, table, *where)
-    infinite = math.isinf(enclosure.lower)
+    infinite = enclosure.lower == math.inf
     reason = None
     if not _narrow(enclosure):
         reason = f"the interval is as narrow as the balls at {table.bits} bits allow"
@@ -678,8 +677,3 @@ def _limit_or_bisect(
     if float(_limit(s).max()) > float(delta):
         return math.inf, None, None
     return _bisect(s, table, delta)
-
-
-def with_delta(result: Result, delta: Fraction) -> Result:
-    """The result with δ recorded (for answers reached before any δ was computed)."""
-    return replace(result, delta=delta)
