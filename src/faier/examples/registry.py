@@ -16,6 +16,7 @@ from faier.core.problem import Problem
 from faier.errors import SpecError
 from faier.examples import correlated, scenarios
 from faier.examples.continuous import SPECS as CONTINUOUS
+from faier.examples.discrete_noise import SPECS as DISCRETE_NOISE
 from faier.examples.paper_hmms import geometric_hmm, noisy_max_hmm
 from faier.examples.parameters import ParameterSpec, Unknown, fraction, resolve
 from faier.mechanisms.library.above_threshold import above_threshold
@@ -439,6 +440,8 @@ EXAMPLES: tuple[Example, ...] = (
 
 EXAMPLES += tuple(Example(*spec) for spec in CONTINUOUS)
 """StatDP's suite with continuous noise (``examples/continuous.py``, the certified engine)."""
+EXAMPLES += tuple(Example(*spec) for spec in DISCRETE_NOISE)
+"""OpenDP's integer noise (``examples/discrete_noise.py``, the certified engine)."""
 
 
 def find_example(name: str) -> Example | None:

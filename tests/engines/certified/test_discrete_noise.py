@@ -353,3 +353,12 @@ def test_report_noisy_max_with_discrete_laplace_against_brute_force() -> None:
     ]
     best = max(math.log(brute[x][o] / brute[y][o]) for x, y in pairs for o in range(3))
     assert abs(star.lower - best) < 1e-7
+
+
+def test_built_in_examples() -> None:
+    assert faier.verify("noisy-max-discrete-laplace", "0.7").verdict is Verdict.HOLDS
+    assert faier.verify("noisy-max-discrete-laplace", "0.56").verdict is Verdict.VIOLATED
+    count = faier.epsilon("count-discrete-laplace", settings={"eps0": "1/2"}).enclosure
+    assert count is not None and count.closed_form == "1/2"
+    gaussian = faier.verify("count-discrete-gaussian", "1", delta="0.01")
+    assert gaussian.verdict is Verdict.HOLDS
