@@ -74,6 +74,22 @@ def _gcd(values: list[Any]) -> Fraction:
     return Fraction(num, den)
 
 
+_RATES: dict[int, tuple[Mapping[Key, Any], Fraction]] = {}
+
+
+def _rate(n: Mapping[Key, Any], d: Mapping[Key, Any]) -> Fraction:
+    """δ: the gcd of the exponents of two tail pieces (each piece's memoised)."""
+    rates = []
+    for piece in (n, d):
+        found = _RATES.get(id(piece))
+        if found is None or found[0] is not piece:
+            if len(_RATES) > CACHE_LIMIT:
+                _RATES.clear()
+            found = _RATES[id(piece)] = (piece, _gcd([lam for (_, lam, _) in piece]))
+        rates.append(found[1])
+    return _gcd(rates)
+
+
 def _tail(
     n: Mapping[Key, Any], d: Mapping[Key, Any], anchor: Any, direction: int
 ) -> tuple[list[Any], list[Any]] | str | None:
@@ -85,7 +101,7 @@ def _tail(
     lambdas = [lam for (_, lam, _), _ in terms]
     if any(lam * direction >= 0 for lam in lambdas):
         return None
-    delta = _gcd(lambdas)
+    delta = _rate(n, d)
 
     cn, cd = (
         _u_coefficients(n, anchor, direction, delta),
@@ -394,7 +410,7 @@ def _prove_below(g: Piecewise, h: Piecewise, threshold: float, limit: int) -> _S
             return _Searched(None, math.inf, infinity, True)
         assert not isinstance(shape, str)
         p, q = shape
-        rate = _gcd([lam for (_, lam, _) in (*n_piece, *d_piece)])
+        rate = _rate(n_piece, d_piece)
         tails[side] = (p, q, anchor, direction, rate)
         pieces[side] = (_terms(n_piece), _terms(d_piece))
         work.append((side, Q(0), Q(1)))

@@ -60,6 +60,13 @@ class Linear:
 
     def _combine(self, other: Any, sign: int) -> Linear:
         if isinstance(other, Linear):
+            mine, theirs = self.coefficients, other.coefficients
+            if len(mine) == 1 and len(theirs) == 1 and mine[0][0] != theirs[0][0]:
+                # two single noisy values (a noisy query against another): no dict needed
+                (u, a), (v, b) = mine[0], theirs[0]
+                b = b if sign == 1 else -b
+                pair = ((u, a), (v, b)) if u < v else ((v, b), (u, a))
+                return Linear(pair, self.constant + sign * other.constant, self.run)
             acc = dict(self.coefficients)
             for var, a in other.coefficients:
                 acc[var] = acc[var] + sign * a if var in acc else sign * a
