@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 from scipy.special import ndtr
@@ -408,6 +408,13 @@ def test_argmax_merge_against_quad(q: list[int], sigma: Fraction) -> None:
     threshold=st.sampled_from([Fraction(0), Fraction(1, 2), Fraction(1)]),
     sigmas=st.sampled_from([(Fraction(1), Fraction(2)), (Fraction(2), Fraction(1, 2))]),
 )
+@example(  # a leaf's bounds switch at t = 1: the reference quad must split there too
+    q=[0, 0, -2],
+    noisy=[False, False, True],
+    extra=[None, None, 1],
+    threshold=Fraction(0),
+    sigmas=(Fraction(2), Fraction(1, 2)),
+)
 def test_threshold_stars_against_quad(
     q: list[int],
     noisy: list[bool],
@@ -453,7 +460,7 @@ def test_threshold_stars_against_quad(
             return value
 
         centre, spread = float(threshold), 14 * float(s_t)
-        marks = sorted({float(v) for v in q})
+        marks = sorted({float(v) for v in q} | {float(c) for c in extra if c is not None})
         edges = [centre - spread, *[m for m in marks if abs(m - centre) < spread], centre + spread]
         value = error = 0.0
         for a, b in itertools.pairwise(edges):
