@@ -14,6 +14,7 @@ Both can also be sampled with a seeded generator, from the same definition.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -93,6 +94,9 @@ class StepProgram(Generic[S, OutT]):
     _memo: dict[Any, list[tuple[Any, Fraction]]] = field(
         default_factory=dict, compare=False, repr=False
     )
+    _integer_memo: dict[Any, tuple[int, list[tuple[Any, int]]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def _successors(self, state: S) -> list[tuple[S | Done[OutT], Fraction]]:
         """One step's outcomes; memoised, since inputs share program states."""
@@ -105,26 +109,54 @@ class StepProgram(Generic[S, OutT]):
                 self._memo[state] = cached
         return cached
 
+    def _integer_successors(self, state: S) -> tuple[int, list[tuple[S | Done[OutT], int]]]:
+        """One step's outcomes as integer numerators over one denominator (memoised)."""
+        cached = self._integer_memo.get(state)
+        if cached is None:
+            outcomes = self._successors(state)
+            den = math.lcm(*(q.denominator for _, q in outcomes))
+            cached = (den, [(r, q.numerator * (den // q.denominator)) for r, q in outcomes])
+            if len(self._integer_memo) < MEMO_LIMIT:
+                self._integer_memo[state] = cached
+        return cached
+
     def output_distribution(self, x: Input, *, max_states: int | None = None) -> Distribution[OutT]:
-        """Exact output distribution on ``x``, propagating merged program states."""
-        layer: dict[S, Fraction] = {self._start(x): Fraction(1)}
-        outputs: dict[OutT, Fraction] = {}
+        """Exact output distribution on ``x``, propagating merged program states.
+
+        A layer's probabilities are integer numerators over one common
+        denominator, reduced once per output at the end: Fractions reduced
+        by two gcds per product and one per sum, most of a run (Noisy Max,
+        n = 13: 0.05 s a run in Fractions).
+        """
+        layer: dict[S, int] = {self._start(x): 1}
+        den = 1
+        outputs: dict[OutT, int] = {}
+        out_den = 1
         explored = 0
         for _ in range(self.max_steps):
             if not layer:
-                return Distribution.from_pairs(outputs.items())
+                return Distribution.from_pairs(
+                    (out, Fraction(p, out_den)) for out, p in outputs.items()
+                )
             explored += len(layer)
             if max_states is not None and explored > max_states:
                 raise BudgetExceeded(f"more than {max_states} program states on input {x!r}")
-            following: dict[S, Fraction] = {}
-            for state, p in layer.items():
-                for result, q in self._successors(state):
-                    pq = p * q
+            steps = [(p, self._integer_successors(state)) for state, p in layer.items()]
+            common = math.lcm(*(step_den for _, (step_den, _) in steps))
+            den *= common
+            if outputs and common > 1:
+                outputs = {out: p * common for out, p in outputs.items()}
+            out_den = den
+            following: dict[S, int] = {}
+            for p, (step_den, outcomes) in steps:
+                scale = p * (common // step_den)
+                for result, q in outcomes:
+                    pq = scale * q
                     if isinstance(result, Done):
                         out = result.output
-                        outputs[out] = outputs[out] + pq if out in outputs else pq
-                    else:  # no Fraction(0) + pq: this loop is most of an exact run
-                        following[result] = following[result] + pq if result in following else pq
+                        outputs[out] = outputs.get(out, 0) + pq
+                    else:
+                        following[result] = following.get(result, 0) + pq
             layer = following
         raise MechanismError(
             f"mechanism {self.name!r} did not stop within {self.max_steps} steps on {x!r}",
