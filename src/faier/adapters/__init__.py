@@ -24,7 +24,9 @@ not know: it recognises both libraries by the object's module.
 integer (``make_laplace``/``make_geometric`` on integers: discrete Laplace;
 ``make_gaussian`` on integers: discrete Gaussian): it rewrites them as faier
 programs (``adapters/opendp_program.py``) that the certified engine decides
-exactly, which ``faier.assert_private`` and ``faier.verify`` then do.
+exactly, which ``faier.assert_private`` and ``faier.verify`` then do; so are
+diffprivlib's ``Geometric`` and ``GeometricTruncated``, for the distribution
+they are meant to sample (``adapters/diffprivlib_program.py``).
 """
 
 from __future__ import annotations
@@ -76,9 +78,15 @@ def from_diffprivlib(
 
 
 def decidable(obj: Any, *, d_in: int = 1, length: int = 2) -> Decidable | None:
-    """An OpenDP measurement faier can decide, as a problem with OpenDP's stated claim."""
-    if not is_library_object(obj) or not type(obj).__module__.startswith("opendp"):
+    """A library object faier can decide, as a problem with the library's stated claim:
+    OpenDP measurements with integer noise, diffprivlib's ``Geometric`` and
+    ``GeometricTruncated`` (their neighbours: ±sensitivity)."""
+    if not is_library_object(obj):
         return None
+    if type(obj).__module__.startswith("diffprivlib"):
+        from faier.adapters.diffprivlib_program import decidable as of_diffprivlib
+
+        return of_diffprivlib(obj)
     from faier.adapters.opendp_program import decidable as of_opendp
 
     return of_opendp(obj, d_in=d_in, length=length)
