@@ -385,7 +385,8 @@ def _bound_body(report: Any) -> str:
     rows.extend(("note", note) for note in report.notes)
     parts = [_facts(rows), _stat_body(report.test)]
     if report.exact is not None:
-        parts.append("<h2>Exact ε*</h2>" + _result_body(report.exact, Extras()))
+        heading = "Certified ε*" if report.exact.enclosure is not None else "Exact ε*"
+        parts.append(f"<h2>{heading}</h2>" + _result_body(report.exact, Extras()))
     return "".join(parts)
 
 
