@@ -36,7 +36,7 @@ from faier.engines.statistical.certified_events import CertifiedEvent, EventMeas
 from faier.engines.statistical.certify import Certifier, ExactEvent
 from faier.engines.statistical.events import json_number
 from faier.engines.statistical.reports import Candidate, EpsilonPoint, StatReport
-from faier.errors import BudgetExceeded, MechanismError
+from faier.errors import BudgetExceeded, MechanismError, SpecError
 from faier.mechanisms.program import Program
 from faier.privacy.budget import Epsilon
 from faier.results import (
@@ -276,6 +276,8 @@ def certify(
                     found = computer.compute(candidate)
             except Unsupported as exc:
                 found = f"no closed form or enclosure: {exc}"
+            except SpecError as exc:  # e.g. inputs longer than the built-in example allows
+                found = f"no model for these inputs: {exc.render()}"
             except BudgetExceeded as exc:
                 found = f"not computed: {exc.reason}"
             cache[candidate] = found
