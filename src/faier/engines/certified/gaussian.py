@@ -51,7 +51,7 @@ from faier.engines.certified.stars import (
     empty,
     path_stars,
 )
-from faier.engines.certified.symbolic import Output, Path
+from faier.engines.certified.symbolic import Constraint, Output, Path
 from faier.mechanisms.continuous import Continuous
 from faier.privacy.budget import Epsilon
 from faier.results import Result
@@ -301,6 +301,26 @@ def _ball(star: Star, bits: int, memo: dict[Star, Any]) -> Any:
         value = _single_mass(star) if not star.leaves else star_probability(star, bits)
         memo[key] = value
     return value
+
+
+def path_probability(
+    noise: Sequence[Continuous], constraints: Sequence[Constraint], bits: int
+) -> Any | None:
+    """One path's probability as a ball when its comparison graph is stars (None otherwise);
+    for callers that enclose events path by path (``faier certify``)."""
+    import flint
+
+    graph = comparison_graph(constraints)
+    if any(empty(box) for box in (*graph.unary.values(), *graph.edges.values())):
+        return flint.arb(0)
+    stars = path_stars(noise, graph)
+    if stars is None:
+        return None
+    total = flint.arb(1)
+    with balls.precision(bits):
+        for star in stars:
+            total *= _ball(star, bits, {})
+    return total
 
 
 def _values(

@@ -147,17 +147,8 @@ def gaussian_path(noise: Sequence[Continuous], constraints: Sequence[Constraint]
     except ImportError:
         return None
     try:
-        stars = gaussian._path_stars(noise, gaussian._graph(constraints))
-        if stars is None:
-            return None
-        import flint
-
-        total = flint.arb(1)
-        with balls.precision(bits):
-            for star in stars:
-                total *= gaussian.star_probability(star, bits)
-        return total
-    except (Unsupported, AttributeError):
+        return gaussian.path_probability(noise, constraints, bits)
+    except Unsupported:
         return None
 
 
