@@ -36,7 +36,7 @@ WIDTHS = (0, 4, 16, 64)
 """Half-widths of the enumerated window, tried in turn while paths stay open."""
 MAX_PATHS = 200_000
 """Paths over all inputs beyond which a wider window is not tried."""
-BITS = 128
+BITS = 64
 """The working precision a table starts at."""
 
 

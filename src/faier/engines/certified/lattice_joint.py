@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from functools import cache
 from typing import Any, Protocol
 
 from faier.engines.certified import lattice
@@ -104,6 +105,12 @@ def _values(variable: Any, bits: int) -> tuple[list[int], Any]:
     return list(range(cut + 1, high + 1)), lattice.mass(dist, low, cut, bits)
 
 
+@cache
+def _weights(dist: DiscreteNoise, first: int, count: int, bits: int) -> tuple[Any, ...]:
+    """Pr[K = k] for k = first, …, first + count − 1 (one cache entry per run of values)."""
+    return tuple(lattice.point(dist, k, bits) for k in range(first, first + count))
+
+
 def joint_mass(variables: list[Any], edges: dict[tuple[int, int], Bounds], bits: int) -> Any:
     """Pr[every variable in its interval and every edge met], the variables independent.
 
@@ -149,8 +156,8 @@ def _node(
     import flint
 
     seen.add(node)
-    dist = variables[node].dist
-    f = [lattice.point(dist, k, bits) for k in values[node]]
+    ks = values[node]
+    f = list(_weights(variables[node].dist, ks[0], len(ks), bits)) if ks else []
     for child, low, high in neighbours[node]:
         if child == parent:
             continue
