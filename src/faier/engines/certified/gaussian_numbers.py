@@ -111,7 +111,7 @@ def _numbers_result(
 ) -> Result:
     return Result(
         target=problem.name,
-        privacy=intervals._describe(problem, len(table.inputs), worst.pairs),
+        privacy=intervals.describe_grid(problem, len(table.inputs), worst.pairs),
         method=NUMBERS_METHOD.format(paths=table.paths, inputs=len(table.inputs)),
         statistics=Statistics(seconds=time.perf_counter() - started, comparisons=worst.pairs),
         **fields,
@@ -143,11 +143,11 @@ def _point_witness(
         p, q = _joint_density(a, point), _joint_density(b, point)
         ratio = p / q
         witness = CertifiedWitness(
-            intervals._plain(table.inputs[worst.i]),
-            intervals._plain(table.inputs[worst.j]),
+            intervals.plain(table.inputs[worst.i]),
+            intervals.plain(table.inputs[worst.j]),
             mechanism.output_name(densities.fill(worst.skeleton, point)),
-            intervals._enclosure(p),
-            intervals._enclosure(q),
+            intervals.enclose(p),
+            intervals.enclose(q),
             Enclosure(*balls.floats(ratio), f"e^{loss}"),
             "density",
         )
@@ -213,12 +213,12 @@ def _delta_event(problem: Problem, table: Numbers, worst: _Worst, eps: Any) -> C
     p = (-(mu / 2 - eps / mu) / root2).erfc() / 2
     q = (-(-mu / 2 - eps / mu) / root2).erfc() / 2
     return CertifiedWitness(
-        intervals._plain(table.inputs[worst.i]),
-        intervals._plain(table.inputs[worst.j]),
+        intervals.plain(table.inputs[worst.i]),
+        intervals.plain(table.inputs[worst.j]),
         "outputs where the log density ratio exceeds ε (a half-space: "
         "Σ (cᵢ − c′ᵢ)(vᵢ − (cᵢ + c′ᵢ)/2)/σᵢ² > ε)",
-        intervals._enclosure(p),
-        intervals._enclosure(q),
+        intervals.enclose(p),
+        intervals.enclose(q),
         Enclosure(*balls.floats(p / q)),
     )
 
@@ -235,7 +235,7 @@ def verify_delta(
             e = balls.exp_epsilon_ball(eps, bits).log()
             value = analytic_delta(worst.mu2, e)
             bound = _arb(delta)
-            shown = intervals._enclosure(value).show()
+            shown = intervals.enclose(value).show()
             if value <= bound:
                 return _numbers_result(
                     problem,

@@ -190,7 +190,8 @@ def _arb_exp(eps: Epsilon | float, bits: int) -> Any:
     return flint.arb(eps).exp()
 
 
-def _describe(problem: Problem, inputs: int, pairs: int) -> str:
+def describe_grid(problem: Problem, inputs: int, pairs: int) -> str:
+    """The privacy line: the spec and that "holds" means every neighbouring pair of the grid."""
     return (
         f"{problem.privacy.describe()}; every neighbouring pair of the {inputs} inputs of "
         f"the grid ({pairs} ordered pairs)"
@@ -205,11 +206,13 @@ def _name(problem: Problem, table: BallTable, o: Hashable) -> str:
     return mechanism.output_name(o)
 
 
-def _plain(x: Hashable) -> Any:
+def plain(x: Hashable) -> Any:
+    """An input as a witness shows it (a vector as a list)."""
     return list(x) if isinstance(x, tuple) else x
 
 
-def _enclosure(value: Any) -> Enclosure:
+def enclose(value: Any) -> Enclosure:
+    """A probability's ball as an outward-rounded float interval (never below 0)."""
     low, high = balls.floats(value)
     return Enclosure(max(low, 0.0), high)
 
@@ -226,11 +229,11 @@ def _witness(problem: Problem, table: BallTable, i: int, j: int, o: Hashable) ->
     p = table.values[i][o]
     q = table.values[j].get(o)
     return CertifiedWitness(
-        _plain(table.inputs[i]),
-        _plain(table.inputs[j]),
+        plain(table.inputs[i]),
+        plain(table.inputs[j]),
         _name(problem, table, o),
-        _enclosure(p),
-        Enclosure(0.0, 0.0) if q is None else _enclosure(q),
+        enclose(p),
+        Enclosure(0.0, 0.0) if q is None else enclose(q),
         _ratio(p, q),
     )
 
@@ -252,7 +255,7 @@ def _result(
 ) -> Result:
     return Result(
         target=problem.name,
-        privacy=_describe(problem, len(table.inputs), len(s.pairs)),
+        privacy=describe_grid(problem, len(table.inputs), len(s.pairs)),
         method=method,
         statistics=Statistics(seconds=time.perf_counter() - started, comparisons=len(s.pairs)),
         **fields,
@@ -472,11 +475,11 @@ def _event_witness(
         q += table.values[j].get(o, flint.arb(0))
     names = ", ".join(_name(problem, table, o) for o in event)
     return CertifiedWitness(
-        _plain(table.inputs[i]),
-        _plain(table.inputs[j]),
+        plain(table.inputs[i]),
+        plain(table.inputs[j]),
         f"one of {{{names}}}{note}",
-        _enclosure(p),
-        _enclosure(q),
+        enclose(p),
+        enclose(q),
         _ratio(p, q if q > 0 or not q.is_zero() else None),
     )
 
@@ -522,7 +525,7 @@ def verify_delta(
     if where is not None:
         i, j, event, total = where
         witness = _event_witness(problem, table, i, j, event) if event else None
-        shown = _enclosure(total).show()
+        shown = enclose(total).show()
         reason = (
             f"δ(ε) ∈ {shown} > δ = {delta} on this pair"
             if outcome == "violated"
@@ -644,7 +647,7 @@ def epsilon_delta(problem: Problem, delta: Fraction, table: BallTable, budget: B
                     break
             else:
                 raise InternalError(f"δ({low!r}) was found above δ but no pair's ball is")
-        shown = _enclosure(total).show()
+        shown = enclose(total).show()
         note = f" (at ε = {low!r}: δ(ε) ∈ {shown} > δ)"
         witness = _event_witness(problem, table, i, j, event, note)
     enclosure = Enclosure(0.0 if low is None else low, math.inf if high is None else high)

@@ -83,7 +83,7 @@ def _result(
 ) -> Result:
     return Result(
         target=problem.name,
-        privacy=intervals._describe(problem, inputs, worst.pairs),
+        privacy=intervals.describe_grid(problem, inputs, worst.pairs),
         method=METHOD.format(paths=paths, inputs=inputs, shift=worst.shift),
         statistics=Statistics(seconds=time.perf_counter() - started, comparisons=worst.pairs),
         **fields,
@@ -114,12 +114,12 @@ def _witness(
     p = 1 - ((eps - s) / 2).exp() / 2
     q = (-(s + eps) / 2).exp() / 2
     return CertifiedWitness(
-        intervals._plain(inputs[worst.i]),
-        intervals._plain(inputs[worst.j]),
+        intervals.plain(inputs[worst.i]),
+        intervals.plain(inputs[worst.j]),
         "outputs where the log density ratio exceeds ε (the differing number beyond the point "
         "where |v − c′| − |v − c| = ε·b, on c's side)",
-        intervals._enclosure(p),
-        intervals._enclosure(q),
+        intervals.enclose(p),
+        intervals.enclose(q),
         Enclosure(*balls.floats(p / q)),
     )
 
@@ -137,7 +137,7 @@ def verify_delta(
     fields: dict[str, Any] = {"epsilon": str(eps), "delta": delta}
 
     def answer(verdict: Verdict, value: Any, e: Any = None) -> Result:
-        shown = "0" if value is None else intervals._enclosure(value).show()
+        shown = "0" if value is None else intervals.enclose(value).show()
         relation = "≤" if verdict is Verdict.HOLDS else ">"
         return _result(
             problem,
