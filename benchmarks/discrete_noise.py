@@ -90,6 +90,8 @@ ROWS = (
     ("argmax of 3 DLap(20/7)", "programs", "argmax", ["epsilon"]),
     ("argmax of 4 DLap(2)", "programs", "argmax4", ["epsilon"]),
     ("argmax of 4 DLap(2)", "programs", "argmax4", ["verify", "-e", "0.94"]),
+    ("SVT, DLap(20/7), DLap(40/7) queries, {0..2}³", "example", None, ["epsilon"]),
+    ("SVT, DLap(20/7), DLap(40/7) queries, {0..2}³", "example", None, ["verify", "-e", "0.7"]),
     ("OpenDP make_geometric, bounds (0, 10)", "opendp", None, ["verify", "-e", "1"]),
 )
 
@@ -135,18 +137,16 @@ def main() -> None:
     print("seconds: wall (CPU) of the whole process\n")
     with tempfile.TemporaryDirectory() as folder:
         files = {"programs": Path(folder, "programs.py"), "opendp": Path(folder, "lib.py")}
+        named = {"example": ["svt-discrete-laplace", "--set", "m=2"]}
         files["programs"].write_text(PROGRAMS)
         files["opendp"].write_text(OPENDP)
         header = f"{'mechanism':46s} {'command':28s} {'seconds':>15s}  answer"
         print(header)
         print("-" * len(header))
         for title, where, name, command in ROWS:
-            args = [
-                command[0],
-                str(files[where]),
-                *(["--name", name] if name else []),
-                *command[1:],
-            ]
+            chosen = ["--name", name] if name else []
+            target = named[where] if where in named else [str(files[where]), *chosen]
+            args = [command[0], *target, *command[1:]]
             wall, cpu, data = run(args)
             shown = " ".join(command)
             print(f"{title:46s} {shown:28s} {wall:7.2f} ({cpu:5.2f})  {answer(data)}")

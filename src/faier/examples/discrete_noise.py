@@ -2,7 +2,8 @@
 
 ``faier verify noisy-max-discrete-laplace --epsilon 0.7`` decides
 report-noisy-max with discrete Laplace noise (the noise OpenDP adds to
-integers) over every neighbouring pair of the grid {0..m}ⁿ;
+integers) over every neighbouring pair of the grid {0..m}ⁿ, and
+``svt-discrete-laplace`` Sparse Vector with the same noise;
 ``count-discrete-laplace`` is a count released with discrete Laplace noise
 and clamped to its range (the truncated geometric mechanism of the FAIER
 papers §4.1 with α = e^(−ε₀), the range-restricted geometric mechanism of
@@ -31,6 +32,7 @@ ANSWERS = ParameterSpec("m", "int", 1, "answers lie in {0..m}", minimum=1, maxim
 RANGE = ParameterSpec("m", "int", 4, "the count lies in {0..m}", minimum=1, maximum=200)
 EPS0 = ParameterSpec("eps0", "fraction", "7/10", "ε₀ that sets the noise scale")
 SIGMA = ParameterSpec("sigma", "fraction", "2", "σ of the discrete Gaussian noise")
+THRESHOLD = ParameterSpec("T", "int", 1, "public threshold (a whole number)")
 
 Spec = tuple[str, str, str, tuple[ParameterSpec, ...], Callable[[dict[str, Any]], Problem]]
 
@@ -56,6 +58,31 @@ def _noisy_max(v: dict[str, Any]) -> Problem:
     name = "noisy-max-discrete-laplace"
     doc = f"index of the largest of {v['n']} counts plus {noise.describe()} (ties: the first)"
     program: Program[Any] = Program(name, body, grid(v["n"], v["m"]), doc, lambda i: f"index {i}")
+    return Problem(name, program, DifferentialPrivacy(EveryQuery(1)), title=doc)
+
+
+def _svt(v: dict[str, Any]) -> Problem:
+    eps0 = _positive(v, "eps0")
+    threshold_noise = discrete_laplace(0, 2 / eps0)
+    query_noise = discrete_laplace(0, 4 / eps0)
+    threshold = int(v["T"])
+
+    def body(x: Any, ctx: Any) -> Any:
+        noisy_threshold = threshold + ctx.draw(threshold_noise)
+        out = []
+        for answer in x:
+            if answer + ctx.draw(query_noise) >= noisy_threshold:
+                out.append(True)
+                break
+            out.append(False)
+        return tuple(out)
+
+    name = "svt-discrete-laplace"
+    doc = (
+        f"Sparse Vector, cutoff 1: threshold {threshold} + {threshold_noise.describe()}, "
+        f"each answer + {query_noise.describe()}, ⊤ at the first answer reaching it"
+    )
+    program: Program[Any] = Program(name, body, grid(v["n"], v["m"]), doc)
     return Problem(name, program, DifferentialPrivacy(EveryQuery(1)), title=doc)
 
 
@@ -90,6 +117,13 @@ SPECS: tuple[Spec, ...] = (
         "Canonne, Kamath and Steinke 2020; StatDP §5.1, Alg. 5 with integer noise",
         (QUERIES, ANSWERS, EPS0),
         _noisy_max,
+    ),
+    (
+        "svt-discrete-laplace",
+        "Sparse Vector, DLap(2/ε₀) threshold and DLap(4/ε₀) queries, cutoff 1 (correct)",
+        "StatDP §5.3, Alg. 11 with integer noise; Lyu et al. 2017",
+        (QUERIES, ANSWERS, EPS0, THRESHOLD),
+        _svt,
     ),
     (
         "count-discrete-laplace",

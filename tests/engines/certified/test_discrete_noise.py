@@ -358,7 +358,31 @@ def test_report_noisy_max_with_discrete_laplace_against_brute_force() -> None:
 def test_built_in_examples() -> None:
     assert faier.verify("noisy-max-discrete-laplace", "0.7").verdict is Verdict.HOLDS
     assert faier.verify("noisy-max-discrete-laplace", "0.56").verdict is Verdict.VIOLATED
+    assert faier.verify("svt-discrete-laplace", "0.7").verdict is Verdict.HOLDS
     count = faier.epsilon("count-discrete-laplace", settings={"eps0": "1/2"}).enclosure
     assert count is not None and count.closed_form == "1/2"
     gaussian = faier.verify("count-discrete-gaussian", "1", delta="0.01")
     assert gaussian.verdict is Verdict.HOLDS
+
+
+def test_sparse_vector_with_discrete_laplace_against_brute_force() -> None:
+    """The built-in svt-discrete-laplace at n = 2, ε₀ = 2 (scales 1 and 2): every query
+    is compared with the noisy threshold, a star of difference constraints."""
+    problem = faier.load_problem("svt-discrete-laplace", settings={"n": "2", "eps0": "2"})
+    table = discrete_window.ball_table(problem, 0, 64, Budget())
+    span = 50
+    ks = np.arange(-span, span + 1)
+    threshold = np.array(list(_weights("discrete_laplace", 1.0, 0, span).values()))
+    query = np.array(list(_weights("discrete_laplace", 2.0, 0, span).values()))
+    weight = threshold[:, None, None] * query[None, :, None] * query[None, None, :]
+    t = 1 + ks[:, None, None]
+    for i, x in enumerate(table.inputs):
+        first = x[0] + ks[None, :, None] >= t
+        second = x[1] + ks[None, None, :] >= t
+        brute = {
+            (True,): weight[np.broadcast_to(first, weight.shape)].sum(),
+            (False, True): weight[np.broadcast_to(~first & second, weight.shape)].sum(),
+            (False, False): weight[np.broadcast_to(~first & ~second, weight.shape)].sum(),
+        }
+        for output, p in brute.items():
+            assert _contains(table.values[i][output], float(p), 1e-9)
