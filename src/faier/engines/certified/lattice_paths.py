@@ -115,9 +115,10 @@ class Tail:
         return self if self >= 0 else -self
 
     def _unsupported(self, *_: Any) -> Any:
-        raise Unresolved("integer noise in the tail rounded, divided with remainder or powered")
+        raise Unresolved("integer noise in the tail divided into, rounded or raised to a power")
 
     __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = _unsupported
+    __rtruediv__ = __divmod__ = __rdivmod__ = _unsupported
     __round__ = __floor__ = __ceil__ = __trunc__ = _unsupported
 
     def __int__(self) -> int:
