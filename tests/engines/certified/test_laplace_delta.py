@@ -70,3 +70,12 @@ def test_several_differing_numbers_are_unknown(tmp_path: object) -> None:
     )
     result = faier.verify(str(source), "1", delta="0.1")
     assert result.verdict is Verdict.UNKNOWN and "several" in (result.reason or "")
+
+
+def test_exact_tables_at_an_epsilon_whose_exponential_is_no_closed_form() -> None:
+    """ε = ln(2)/2: e^ε = √2 is no ExpSum, so the closed forms' balls decide δ(ε)."""
+    near = "0.34657359027997264"  # ln(2)/2 to 17 digits, a rational claim decided exactly
+    for delta, verdict in (("0.06977", Verdict.VIOLATED), ("0.06979", Verdict.HOLDS)):
+        exact = faier.verify("noisy-max-laplace", near, settings={"n": "3"}, delta=delta)
+        balls = faier.verify("noisy-max-laplace", "ln(2)/2", settings={"n": "3"}, delta=delta)
+        assert exact.verdict is verdict and balls.verdict is verdict

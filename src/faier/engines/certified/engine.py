@@ -390,16 +390,20 @@ def epsilon_delta(problem: Problem, delta: Fraction, budget: Budget) -> Result:
     if isinstance(table, Separable):
         return _separable_delta(problem, table, None, delta, started)
     if isinstance(table, Table) and table.complete:
-        method = (
-            f"certified: symbolic execution over the noise ({table.paths} paths on "
-            f"{len(table.inputs)} inputs), each path's probability in closed form (exact "
-            f"exponential polynomials, {table.integrals} distinct integrals), enclosed in arb balls"
-        )
-        balls_table = intervals.from_exact(table.inputs, table.outputs, table.exact, method)
-        result = intervals.epsilon_delta(problem, delta, balls_table, budget)
+        result = intervals.epsilon_delta(problem, delta, _balls_of(table), budget)
         seconds = time.perf_counter() - started
         return replace(result, statistics=replace(result.statistics, seconds=seconds))
     return delta_unknown(problem, None, delta)
+
+
+def _balls_of(table: Table) -> intervals.BallTable:
+    """An exact table's closed forms as balls, for the interval decisions."""
+    method = (
+        f"certified: symbolic execution over the noise ({table.paths} paths on "
+        f"{len(table.inputs)} inputs), each path's probability in closed form (exact "
+        f"exponential polynomials, {table.integrals} distinct integrals), enclosed in arb balls"
+    )
+    return intervals.from_exact(table.inputs, table.outputs, table.exact, method)
 
 
 def verify_delta(problem: Problem, eps: Epsilon, delta: Fraction, budget: Budget) -> Result:
@@ -414,8 +418,12 @@ def verify_delta(problem: Problem, eps: Epsilon, delta: Fraction, budget: Budget
         return gaussian.verify_delta(problem, eps, delta, table, budget, started)
     if isinstance(table, Separable):
         return _separable_delta(problem, table, eps, delta, started)
-    if not table.complete or exp_eps is None:
+    if not table.complete:
         return delta_unknown(problem, eps, delta)
+    if exp_eps is None:  # e^ε is no ExpSum (ln(2)/2): the closed forms' balls decide
+        result = intervals.verify_delta(problem, eps, delta, _balls_of(table), budget)
+        seconds = time.perf_counter() - started
+        return replace(result, statistics=replace(result.statistics, seconds=seconds))
     s = screen(table, problem)
     e = math.exp(eps.value) if eps.value < 700 else math.inf
     left, right = s.pairs[:, 0], s.pairs[:, 1]
