@@ -151,6 +151,9 @@ def joint_density(
 
 _NODES: dict[Hashable, Piecewise] = {}
 _FACTORS: dict[Hashable, Piecewise] = {}
+_PREFIXES: dict[Hashable, Piecewise] = {}
+"""A node's density times its first k child factors, by structure: sibling paths (a
+sparse vector's queries above or below one threshold) share all but the last factors."""
 CACHE_LIMIT = 100_000
 """Subtree functions and child factors are shared between paths and inputs (keyed by
 their structure: distributions and bounds), since Noisy Max's paths repeat sub-chains."""
@@ -202,17 +205,27 @@ def _node_function(
     cached = _NODES.get(key)
     if cached is not None:
         return cached, key
-    h = density(dist.kind, dist.loc, dist.scale)
-    if box is not None:
-        h = h.combine(Piecewise.indicator(box.low, box.high))
+    prefix: Hashable = (dist, key[1])
+    h = _PREFIXES.get(prefix)
+    if h is None:
+        h = density(dist.kind, dist.loc, dist.scale)
+        if box is not None:
+            h = h.combine(Piecewise.indicator(box.low, box.high))
+        _remember(_PREFIXES, prefix, h)
     for child_key, child_box, child_h in children:
         factor_key = (child_key, child_box.low, child_box.high)
-        factor = _FACTORS.get(factor_key)
-        if factor is None:
-            cumulative = child_h.cumulative()
-            total = piece_limit(cumulative.pieces[-1], 1)
-            factor = _remember(_FACTORS, factor_key, _factor_of_child(cumulative, total, child_box))
-        h = h.combine(factor)
+        prefix = (prefix, factor_key)
+        known = _PREFIXES.get(prefix)
+        if known is not None:
+            h = known
+        else:
+            factor = _FACTORS.get(factor_key)
+            if factor is None:
+                cumulative = child_h.cumulative()
+                total = piece_limit(cumulative.pieces[-1], 1)
+                factor = _factor_of_child(cumulative, total, child_box)
+                _remember(_FACTORS, factor_key, factor)
+            h = _remember(_PREFIXES, prefix, h.combine(factor))
         if h.is_zero():
             break
     return _remember(_NODES, key, h), key
