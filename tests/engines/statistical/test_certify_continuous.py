@@ -383,3 +383,30 @@ def test_integer_noise_events_are_enclosed_not_read_as_continuous(tmp_path: Any)
             expected = (1 - a) / (1 + a) * a ** abs(k - x[0])
             assert enclosure.lower - 1e-12 <= expected <= enclosure.upper + 1e-12
         assert found.loss_enclosure.lower <= 0.5 <= found.loss_enclosure.upper
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    variant=st.sampled_from(["svt", "isvt1", "isvt2", "isvt3"]),
+    cutoff=st.integers(1, 2),
+    threshold=st.fractions(min_value=-1, max_value=3, max_denominator=4),
+    data=st.data(),
+)
+def test_events_agree_with_the_certified_engines_output_table(
+    variant: str, cutoff: int, threshold: Fraction, data: Any
+) -> None:
+    """Pr[hamming(ω, o) = 0] by event terms equals the engine's own table entry for o, exactly."""
+    from faier.core.budget import Budget
+    from faier.engines.certified.engine import Table, build_table
+    from faier.engines.certified.exppoly import ExpSum
+    from faier.engines.statistical.events import HAMMING, Reference
+
+    program = statdp.sparse(variant, 3, 2, Fraction(7, 10), cutoff=cutoff, threshold=threshold)
+    table = build_table(program, Budget())
+    assert isinstance(table, Table)
+    i = data.draw(st.integers(0, len(table.inputs) - 1))
+    x = table.inputs[i]
+    output = data.draw(st.sampled_from(sorted(table.outputs, key=repr)))
+    event = Event((Condition(Feature(HAMMING, reference=Reference(output)), 0, 0, True),))
+    measure = EventMeasurer(program).measure(x, event)
+    assert measure.exact == table.exact[i].get(output, ExpSum(()))
