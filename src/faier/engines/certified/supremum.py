@@ -323,13 +323,13 @@ def _at_most_zero(f: Function, a: Any, b: Any) -> bool:
     """
     value, slope, curvature = f
     box = _ball(a, b)
+    if value(box) <= 0:
+        return True
     rising = slope(box)
     if rising > 0:
         return bool(value(_arb_q(b)) <= 0)
     if rising < 0:
         return bool(value(_arb_q(a)) <= 0)
-    if value(box) <= 0:
-        return True
     half = _arb_q(b - a) / 2
     middle = _arb_q((a + b) / 2)
     taylor = value(middle) + abs(slope(middle)) * half + abs(curvature(box)) * half * half / 2

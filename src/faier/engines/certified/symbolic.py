@@ -195,6 +195,8 @@ class _Run:
     constraints: list[Constraint] = field(default_factory=list)
     tightest: dict[tuple[tuple[int, Fraction], ...], Fraction] = field(default_factory=dict)
     """coefficients → the least constant c of a constraint Σ aᵢXᵢ + c ≥ 0 on the path."""
+    compared: set[tuple[int, ...]] = field(default_factory=set)
+    """The variables of each constraint (a cheap first test: most comparisons are new)."""
     weight: Fraction = Fraction(1)
     position: int = 0
 
@@ -209,12 +211,15 @@ class _Run:
     def decide(self, difference: Linear) -> bool:
         if not difference.coefficients:
             return difference.constant >= 0
-        known = _implied(self.tightest, difference)
-        if known is not None:
-            return known
+        variables = _variables(difference.coefficients)
+        if variables in self.compared:
+            known = _implied(self.tightest, difference)
+            if known is not None:
+                return known
         taken = self._choice(2) == 0
         signed = difference if taken else difference * -1
         self.constraints.append(Constraint(signed.coefficients, signed.constant))
+        self.compared.add(variables)
         before = self.tightest.get(signed.coefficients)
         if before is None or signed.constant < before:
             self.tightest[signed.coefficients] = signed.constant
@@ -233,6 +238,12 @@ class _Run:
         outcome, p = dist.items[index]
         self.weight *= p
         return outcome
+
+
+def _variables(coefficients: tuple[tuple[int, Fraction], ...]) -> tuple[int, ...]:
+    if len(coefficients) == 2:
+        return (coefficients[0][0], coefficients[1][0])
+    return tuple(v for v, _ in coefficients)
 
 
 def _implied(
