@@ -141,3 +141,13 @@ def test_lookahead_depth_counts_the_words(symbols: int, horizon: int, depth: int
         1, tuple(StepSymbol(f"o{i}") for i in range(symbols)), ((),) * symbols, ((),) * symbols
     )
     assert lookahead_depth(system, horizon) == depth
+
+
+def test_large_dense_systems_get_no_lookahead() -> None:
+    n = 64
+    dense = tuple(tuple((t, Fraction(1, 2 * n)) for t in range(n)) for _ in range(n))
+    sparse = tuple(((s, Fraction(1, 2)),) for s in range(n))
+    system = SequenceSystem(n, (StepSymbol("x"), StepSymbol("y")), (dense, dense), (dense, dense))
+    assert lookahead_depth(system, 10) == 0
+    system = SequenceSystem(n, (StepSymbol("x"), StepSymbol("y")), (sparse,) * 2, (sparse,) * 2)
+    assert lookahead_depth(system, 10) == 6
