@@ -20,6 +20,8 @@ SYMMETRIC = (
     "noisy-max-exponential-value",
     "histogram-laplace",
     "histogram-laplace-wrong-scale",
+    "isvt1-laplace",
+    "isvt2-laplace",
 )
 
 

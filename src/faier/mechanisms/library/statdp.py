@@ -178,4 +178,7 @@ def sparse(
         doc=f"{variant} with public threshold {threshold}"
         + (f" and cutoff {cutoff}" if stops else ""),
         output_name=_show,
+        # without a cutoff every query meets the same threshold: permuting the answers
+        # permutes the answer vector; with one, the order decides where it halts
+        symmetry=None if stops else permute_queries("vector"),
     )
