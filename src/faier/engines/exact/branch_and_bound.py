@@ -226,6 +226,7 @@ def merged_search(
 
     ahead_depth = lookahead_depth(system, horizon)
     lookahead = Lookahead(system, ahead_depth) if ahead_depth else None
+    counts.lookahead = ahead_depth
 
     def keep(a: IntegerVector, b: IntegerVector, depth: int) -> bool:
         """Whether some length the prefix reaches may beat its incumbent.

@@ -227,6 +227,8 @@ def _search_details(counts: pruning.SearchCounts, arithmetic: str) -> str:
             f"; float64 frontier, {counts.ball_steps} certified-ball and "
             f"{counts.rechecked} exact steps at the margin"
         )
+    if counts.lookahead:
+        text += f"; bounds over the last {counts.lookahead} steps exact (lookahead)"
     return text + ")"
 
 

@@ -535,6 +535,7 @@ def float_search(
     floats = float_system(system)
     growth = growth_bounds(system, horizon)
     search = _FloatPass(system, comparisons, horizon, budget, state, floats, growth)
+    counts.lookahead = 0 if search.lookahead is None else search.lookahead.depth
     if not counts.pattern_runs:
         search.run(SearchCounts(), None, beam=BEAM_WIDTH)
     search.run(counts, progress, beam=None)

@@ -58,6 +58,8 @@ class SearchCounts:
     """Float frontier only: forward steps in certified balls (python-flint arb) at the margin."""
     fell_back: str = ""
     """Float frontier only: why the exact search took over (empty if it did not)."""
+    lookahead: int = 0
+    """Steps before the horizon from which the bound is the exact best continuation."""
 
 
 def _normalised(vector: SparseVector, total: Fraction) -> tuple[tuple[int, Fraction], ...]:
