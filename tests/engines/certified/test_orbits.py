@@ -27,10 +27,11 @@ SYMMETRIC = (
 
 def _both(monkeypatch: pytest.MonkeyPatch, run: object) -> tuple[Result, Result]:
     assert callable(run)
+    default = orbits.ORBIT_INPUTS
     plain = run()
     monkeypatch.setattr(orbits, "ORBIT_INPUTS", 0)
     reduced = run()
-    monkeypatch.setattr(orbits, "ORBIT_INPUTS", 1000)
+    monkeypatch.setattr(orbits, "ORBIT_INPUTS", default)
     return plain, reduced
 
 
@@ -85,10 +86,11 @@ def test_a_wrong_declaration_is_bad_input(tmp_path: Path, monkeypatch: pytest.Mo
         "            best = i\n"
         "    return best + 1\n"
     )
+    default = orbits.ORBIT_INPUTS
     monkeypatch.setattr(orbits, "ORBIT_INPUTS", 0)
     with pytest.raises(MechanismError, match="declared symmetry"):
         faier.epsilon(str(source))
-    monkeypatch.setattr(orbits, "ORBIT_INPUTS", 1000)
+    monkeypatch.setattr(orbits, "ORBIT_INPUTS", default)
     assert faier.epsilon(str(source)).exit_code == 0
 
 

@@ -51,8 +51,10 @@ from faier.mechanisms.symmetry import Permutation, PermuteQueries, inverse, sort
 from faier.privacy.neighbours import EveryQuery, OneQuery
 from faier.privacy.specs import DifferentialPrivacy
 
-ORBIT_INPUTS = 1000
-"""Grids with more inputs than this are searched by orbits when a symmetry is declared."""
+ORBIT_INPUTS = 100
+"""Grids with more inputs than this are searched by orbits when a symmetry is declared
+(n ≥ 5 over {0,1,2}: at n = 5 the plain search gives the same ε*, verdicts and witnesses
+for every symmetric example of the suite, 10–15 times slower)."""
 
 
 @dataclass(frozen=True)
