@@ -65,6 +65,13 @@ def hard_deadline(timeout: float | None) -> Iterator[None]:
         yield
         return
     assert timeout is not None
+    delay = timeout + GRACE + 0.05 * timeout
+    outer, _ = signal.getitimer(signal.ITIMER_REAL)
+    if 0 < outer <= delay:
+        # An enclosing deadline fires first and ends this run too.
+        yield
+        return
+    entered = time.perf_counter()
 
     def expire(signum: int, frame: object) -> None:
         # Again and again until the run ends: a fallback that catches one
@@ -73,9 +80,13 @@ def hard_deadline(timeout: float | None) -> Iterator[None]:
         raise BudgetExceeded(f"timeout of {timeout:g} s reached (inside the mechanism's code)")
 
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, timeout + GRACE + 0.05 * timeout)
+    signal.setitimer(signal.ITIMER_REAL, delay)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer > 0:
+            # Nested inside a longer deadline: give the enclosing one back what is left.
+            left = outer - (time.perf_counter() - entered)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3))
