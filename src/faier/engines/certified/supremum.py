@@ -184,14 +184,18 @@ LIMIT = 4000
 
 
 ShapeKey = tuple[tuple[Any, ...], tuple[frozenset[tuple[Key, Any]], ...]]
-_SHAPES: dict[int, tuple[Piecewise, ShapeKey, Any]] = {}
-_SEARCHED: dict[tuple[ShapeKey, ShapeKey, Any, int], _Searched] = {}
+_SHAPE_NUMBERS: dict[ShapeKey, int] = {}
+"""Each shape's number (from a counter that never repeats, so a forgotten shape's number
+is never given to another): searches are keyed by numbers, not by hashing shapes."""
+_NUMBERING = itertools.count()
+_SHAPES: dict[int, tuple[Piecewise, int, Any]] = {}
+_SEARCHED: dict[tuple[int, int, Any, int], _Searched] = {}
 CACHE_LIMIT = 200_000
 """Shapes and searches remembered (then forgotten all at once, as the other caches)."""
 
 
-def _shape(g: Piecewise) -> tuple[ShapeKey, Any]:
-    """g's shape (g moved so that its first breakpoint is 0, as a hashable key) and that
+def _shape(g: Piecewise) -> tuple[int, Any]:
+    """The number of g's shape (g moved so that its first breakpoint is 0) and that
     breakpoint a, so g(v) = G(v − a); memoised per function object."""
     found = _SHAPES.get(id(g))
     if found is not None and found[0] is g:
@@ -201,8 +205,12 @@ def _shape(g: Piecewise) -> tuple[ShapeKey, Any]:
     key = (tuple(moved.breaks), tuple(frozenset(p.items()) for p in moved.pieces))
     if len(_SHAPES) > CACHE_LIMIT:
         _SHAPES.clear()
-    _SHAPES[id(g)] = (g, key, anchor)
-    return key, anchor
+        _SHAPE_NUMBERS.clear()
+    number = _SHAPE_NUMBERS.get(key)
+    if number is None:
+        number = _SHAPE_NUMBERS[key] = next(_NUMBERING)
+    _SHAPES[id(g)] = (g, number, anchor)
+    return number, anchor
 
 
 def prove_below(g: Piecewise, h: Piecewise, threshold: float, limit: int = LIMIT) -> Outcome:
