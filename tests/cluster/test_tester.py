@@ -85,6 +85,8 @@ def test_certify_and_bound_on_the_cluster(client: Any) -> None:
     exact_there, exact_here = bound_there.to_json()["exact"], bound_here.to_json()["exact"]
     exact_there.pop("seconds", None)
     exact_here.pop("seconds", None)
+    # the deciding engine gets the run's options, so it says whether it used the cluster
+    assert exact_there.pop("method").startswith(exact_here.pop("method").rstrip(")"))
     assert exact_there == exact_here
     assert (
         exact_here["epsilon_star"]["ratio"] == "24/7"
