@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import faier
+from faier.api import load_problem
 from faier.engines.certified import orbits
 from faier.errors import MechanismError
 from faier.results import Result, Verdict
@@ -100,3 +102,83 @@ def test_large_grid_is_searched_by_orbits() -> None:
     assert result.verdict is Verdict.HOLDS
     assert "36 input orbits" in result.method and "821356 ordered pairs" in result.method
     assert "2187 inputs" in result.privacy
+
+
+ODD_ONE_OUT = (1, 1, 1, 1, 1, 1, 0)
+"""A neighbour in Noisy Max's worst pair orbit on {0,1}⁷, outside the sampled inputs."""
+
+BROKEN = {
+    "index": (
+        "    noisy = [q + ctx.draw(faier.laplace(0, scale)) for q in x]\n"
+        "    best = 0\n"
+        "    for i in range(1, len(noisy)):\n"
+        "        if noisy[i] > noisy[best]:\n"
+        "            best = i\n"
+        "    return best + 1\n"
+    ),
+    "same": (
+        "    noisy = [q + ctx.draw(faier.laplace(0, scale)) for q in x]\n"
+        "    best = noisy[0]\n"
+        "    for v in noisy[1:]:\n"
+        "        if v > best:\n"
+        "            best = v\n"
+        "    return best\n"
+    ),
+    "vector": "    return tuple(q + ctx.draw(faier.laplace(0, scale)) for q in x)\n",
+}
+
+
+def _broken(tmp_path: Path, kind: str) -> str:
+    """A program whose declared symmetry fails on ODD_ONE_OUT alone (a larger noise there)."""
+    source = tmp_path / f"broken_{kind}.py"
+    source.write_text(
+        "import faier\n"
+        f"@faier.program(inputs=faier.grid(7, 1), symmetry=faier.permute_queries({kind!r}))\n"
+        "def broken(x, ctx):\n"
+        f"    scale = 1 if tuple(x) == {ODD_ONE_OUT!r} else 2\n" + BROKEN[kind]
+    )
+    return str(source)
+
+
+def test_the_sample_does_not_see_the_broken_input() -> None:
+    """The premise: the declaration's check never runs the program on ODD_ONE_OUT."""
+    from faier.engines.exact.symmetry_check import sample_inputs
+
+    assert ODD_ONE_OUT not in [x for x, _ in sample_inputs(7, 1)]
+
+
+def test_a_witness_on_a_moved_row_is_recomputed(tmp_path: Path) -> None:
+    """Noisy Max's witness pair ends on ODD_ONE_OUT, whose row the orbit table moved along
+    the declaration: recomputed on the real pair it differs, so bad input, never a verdict."""
+    source = _broken(tmp_path, "index")
+    runs: list[Callable[[], Result]] = [
+        lambda: faier.verify(source, "1/10"),
+        lambda: faier.epsilon(source),
+        lambda: faier.epsilon(source, delta="1/100"),
+    ]
+    for run in runs:
+        with pytest.raises(MechanismError, match="recomputed on the witness's pair") as caught:
+            run()
+        assert "(1, 1, 1, 1, 1, 1, 0)" in str(caught.value)
+        assert "declared symmetry" in str(caught.value)
+
+
+@pytest.mark.parametrize("kind", ["index", "same", "vector"])
+def test_every_table_kind_confirms_its_witness_pairs(tmp_path: Path, kind: str) -> None:
+    """Exact tables, density curves and separable numbers: a pair through ODD_ONE_OUT is
+    bad input, the others (both rows the program's own) pass."""
+    from faier.core.budget import Budget
+    from faier.engines.certified import engine
+
+    problem = load_problem(_broken(tmp_path, kind))
+    budget = Budget(None, None)
+    table = engine._table(problem, budget)
+    assert table.reduced is not None  # type: ignore[union-attr]
+    odd = table.inputs.index(ODD_ONE_OUT)
+    pairs = [(int(i), int(j)) for i, j in table.reduced.pairs]  # type: ignore[union-attr]
+    through = next(p for p in pairs if odd in p)
+    elsewhere = [p for p in pairs if odd not in p][:5]
+    with pytest.raises(MechanismError, match="recomputed on the witness's pair"):
+        engine._confirm(problem, table, *through, budget)  # type: ignore[arg-type]
+    for i, j in elsewhere:
+        engine._confirm(problem, table, i, j, budget)  # type: ignore[arg-type]

@@ -264,9 +264,17 @@ def _ratio_enclosure(p: ExpSum, q: ExpSum) -> Enclosure:
         return Enclosure(*balls.floats(balls.ball(p) / balls.ball(q)))
 
 
+def _confirm(problem: Problem, table: Table | Separable, i: int, j: int, budget: Budget) -> None:
+    """A witness's pair recomputed on its real inputs where the table was reduced by orbits."""
+    mechanism = problem.mechanism
+    assert isinstance(mechanism, Program)
+    orbits.confirm(mechanism, table, i, j, budget, build_table)
+
+
 def _witness(
-    problem: Problem, table: Table, i: int, j: int, o: Hashable
+    problem: Problem, table: Table, i: int, j: int, o: Hashable, budget: Budget
 ) -> tuple[CertifiedWitness, ExpSum, ExpSum]:
+    _confirm(problem, table, i, j, budget)
     p = table.exact[i].get(o, ExpSum(()))
     q = table.exact[j].get(o, ExpSum(()))
     mechanism = problem.mechanism
@@ -388,22 +396,29 @@ def epsilon_delta(problem: Problem, delta: Fraction, budget: Budget) -> Result:
     if isinstance(table, gaussian.Table):
         return gaussian.epsilon_delta(problem, delta, table, budget, started)
     if isinstance(table, Separable):
-        return _separable_delta(problem, table, None, delta, started)
+        return _separable_delta(problem, table, None, delta, started, budget)
     if isinstance(table, Table) and table.complete:
-        result = intervals.epsilon_delta(problem, delta, _balls_of(table), budget)
+        result = intervals.epsilon_delta(problem, delta, _balls_of(problem, table, budget), budget)
         seconds = time.perf_counter() - started
         return replace(result, statistics=replace(result.statistics, seconds=seconds))
     return delta_unknown(problem, None, delta)
 
 
-def _balls_of(table: Table) -> intervals.BallTable:
-    """An exact table's closed forms as balls, for the interval decisions."""
+def _balls_of(problem: Problem, table: Table, budget: Budget) -> intervals.BallTable:
+    """An exact table's closed forms as balls, for the interval decisions (witnesses
+    recomputed on their real pairs where the table was reduced by orbits)."""
     method = (
         f"certified: symbolic execution over the noise ({table.paths} paths on "
         f"{len(table.inputs)} inputs), each path's probability in closed form (exact "
         f"exponential polynomials, {table.integrals} distinct integrals), enclosed in arb balls"
     )
-    return intervals.from_exact(table.inputs, table.outputs, table.exact, method)
+    return intervals.from_exact(
+        table.inputs,
+        table.outputs,
+        table.exact,
+        method,
+        confirm=lambda i, j: _confirm(problem, table, i, j, budget),
+    )
 
 
 def verify_delta(problem: Problem, eps: Epsilon, delta: Fraction, budget: Budget) -> Result:
@@ -417,11 +432,12 @@ def verify_delta(problem: Problem, eps: Epsilon, delta: Fraction, budget: Budget
     if isinstance(table, gaussian.Table):
         return gaussian.verify_delta(problem, eps, delta, table, budget, started)
     if isinstance(table, Separable):
-        return _separable_delta(problem, table, eps, delta, started)
+        return _separable_delta(problem, table, eps, delta, started, budget)
     if not table.complete:
         return delta_unknown(problem, eps, delta)
     if exp_eps is None:  # e^ε is no ExpSum (ln(2)/2): the closed forms' balls decide
-        result = intervals.verify_delta(problem, eps, delta, _balls_of(table), budget)
+        balls_table = _balls_of(problem, table, budget)
+        result = intervals.verify_delta(problem, eps, delta, balls_table, budget)
         seconds = time.perf_counter() - started
         return replace(result, statistics=replace(result.statistics, seconds=seconds))
     s = screen(table, problem)
@@ -451,6 +467,7 @@ def verify_delta(problem: Problem, eps: Epsilon, delta: Fraction, budget: Budget
         if balls.sign(total - ExpSum.rational(delta)) > 0:
             p_event = sum((table.exact[i][o] for o in event), ExpSum(()))
             q_event = sum((table.exact[j].get(o, ExpSum(())) for o in event), ExpSum(()))
+            _confirm(problem, table, i, j, budget)
             witness = _event_witness(problem, table, i, j, event, p_event, q_event)
             stats = Statistics(seconds=time.perf_counter() - started, comparisons=len(s.pairs))
             return replace(
@@ -465,16 +482,25 @@ def verify_delta(problem: Problem, eps: Epsilon, delta: Fraction, budget: Budget
 
 
 def _separable_delta(
-    problem: Problem, table: Separable, eps: Epsilon | None, delta: Fraction, started: float
+    problem: Problem,
+    table: Separable,
+    eps: Epsilon | None,
+    delta: Fraction,
+    started: float,
+    budget: Budget,
 ) -> Result:
     """(ε, δ) of released Laplace numbers in closed form (:mod:`.laplace_delta`)."""
+
+    def confirm(i: int, j: int) -> None:
+        _confirm(problem, table, i, j, budget)
+
     try:
         if eps is None:
             return laplace_delta.epsilon_delta(
-                problem, table.inputs, table.numbers, table.paths, delta, started
+                problem, table.inputs, table.numbers, table.paths, delta, started, confirm
             )
         return laplace_delta.verify_delta(
-            problem, table.inputs, table.numbers, table.paths, eps, delta, started
+            problem, table.inputs, table.numbers, table.paths, eps, delta, started, confirm
         )
     except Unsupported as exc:
         return replace(_unsupported(problem, eps, str(exc), started), delta=delta)
@@ -534,14 +560,14 @@ def epsilon(problem: Problem, budget: Budget) -> Result:
     if isinstance(table, gaussian.Table):
         return gaussian.epsilon(problem, table, budget, started)
     if isinstance(table, Separable):
-        return _separable_epsilon(problem, table, started)
+        return _separable_epsilon(problem, table, started, budget)
     s = screen(table, problem)
     found, infinite = _candidates(s, math.nan)
     describe = _describe(problem, *_sizes(table, len(s.pairs)))
     stats = Statistics(comparisons=len(s.pairs))
     if infinite:
         _, i, j, o = found[0]
-        witness, _, _ = _witness(problem, table, i, j, table.outputs[o])
+        witness, _, _ = _witness(problem, table, i, j, table.outputs[o], budget)
         return Result(
             target=problem.name,
             privacy=describe,
@@ -566,7 +592,9 @@ def epsilon(problem: Problem, budget: Budget) -> Result:
             best_high = max(best_high, high)
     if best is None:
         return _unsupported(problem, None, "no output is possible on both sides", started)
-    witness, p_best, q_best = _witness(problem, table, best[0], best[1], table.outputs[best[2]])
+    witness, p_best, q_best = _witness(
+        problem, table, best[0], best[1], table.outputs[best[2]], budget
+    )
     closed_form = _log_ratio(p_best, q_best) if best_high - best_low < 1e-12 else None
     reason = None
     method = _method(table, s, len(found))
@@ -649,7 +677,7 @@ def verify(problem: Problem, eps: Epsilon, budget: Budget) -> Result:
     if isinstance(table, gaussian.Table):
         return gaussian.verify(problem, eps, table, budget, started)
     if isinstance(table, Separable):
-        return _separable_verify(problem, table, eps, started)
+        return _separable_verify(problem, table, eps, started, budget)
     s = screen(table, problem)
     found, infinite = _candidates(s, math.exp(eps.value) if eps.value < 700 else math.inf)
     undecided: list[tuple[int, int, int]] = []
@@ -669,7 +697,7 @@ def verify(problem: Problem, eps: Epsilon, budget: Budget) -> Result:
     stats = Statistics(seconds=time.perf_counter() - started, comparisons=len(s.pairs))
     if violation is not None:
         i, j, o = violation
-        found_witness, _, _ = _witness(problem, table, i, j, table.outputs[o])
+        found_witness, _, _ = _witness(problem, table, i, j, table.outputs[o], budget)
         return _verdict(
             problem, eps, describe, method, stats, Verdict.VIOLATED, found_witness, infinite
         )
@@ -680,7 +708,7 @@ def verify(problem: Problem, eps: Epsilon, budget: Budget) -> Result:
         if bound.proved:
             return _verdict(problem, eps, describe, method, stats, Verdict.HOLDS, None, False)
         if bound.unbounded is not None or bound.location is not None:
-            point_witness = _beyond(problem, table, bound, eps)
+            point_witness = _beyond(problem, table, bound, eps, budget)
             if point_witness is not None:
                 return _verdict(
                     problem,
@@ -702,7 +730,7 @@ def verify(problem: Problem, eps: Epsilon, budget: Budget) -> Result:
         witness: CertifiedWitness | None = None
         if undecided:
             i, j, o = undecided[0]
-            witness, _, _ = _witness(problem, table, i, j, table.outputs[o])
+            witness, _, _ = _witness(problem, table, i, j, table.outputs[o], budget)
         return replace(
             _verdict(problem, eps, describe, method, stats, Verdict.UNKNOWN, witness, False),
             reason=reason,
@@ -765,8 +793,9 @@ def _separable_losses(
 
 
 def _separable_witness(
-    problem: Problem, table: Separable, i: int, j: int, skeleton: Hashable
+    problem: Problem, table: Separable, i: int, j: int, skeleton: Hashable, budget: Budget
 ) -> CertifiedWitness:
+    _confirm(problem, table, i, j, budget)
     mechanism = problem.mechanism
     assert isinstance(mechanism, Program)
     a = table.numbers[i][skeleton]
@@ -786,12 +815,14 @@ def _separable_witness(
     )
 
 
-def _separable_epsilon(problem: Problem, table: Separable, started: float) -> Result:
+def _separable_epsilon(
+    problem: Problem, table: Separable, started: float, budget: Budget
+) -> Result:
     losses, pairs = _separable_losses(problem, table)
     infinite = [c for c in losses if c[0] is None]
     best = infinite[0] if infinite else max(losses, key=lambda c: c[0] or 0)
     _, i, j, skeleton = best
-    witness = _separable_witness(problem, table, i, j, skeleton)
+    witness = _separable_witness(problem, table, i, j, skeleton, budget)
     value = best[0]
     enclosure = (
         Enclosure(math.inf, math.inf)
@@ -809,7 +840,9 @@ def _separable_epsilon(problem: Problem, table: Separable, started: float) -> Re
     )
 
 
-def _separable_verify(problem: Problem, table: Separable, eps: Epsilon, started: float) -> Result:
+def _separable_verify(
+    problem: Problem, table: Separable, eps: Epsilon, started: float, budget: Budget
+) -> Result:
     losses, pairs = _separable_losses(problem, table)
     violation = None
     for loss, i, j, skeleton in sorted(losses, key=lambda c: -(c[0] or math.inf)):
@@ -825,7 +858,7 @@ def _separable_verify(problem: Problem, table: Separable, eps: Epsilon, started:
     if violation is None:
         return _verdict(problem, eps, describe, method, stats, Verdict.HOLDS, None, False)
     loss, i, j, skeleton = violation
-    witness = _separable_witness(problem, table, i, j, skeleton)
+    witness = _separable_witness(problem, table, i, j, skeleton, budget)
     return _verdict(problem, eps, describe, method, stats, Verdict.VIOLATED, witness, loss is None)
 
 
@@ -896,7 +929,7 @@ def _bound_curves(
 
 
 def _beyond(
-    problem: Problem, table: Table, bound: CurveBound, eps: Epsilon
+    problem: Problem, table: Table, bound: CurveBound, eps: Epsilon, budget: Budget
 ) -> CertifiedWitness | None:
     """A rational output whose exact density ratio exceeds e^ε, from the bound's location."""
     if bound.location is None:
@@ -912,6 +945,7 @@ def _beyond(
     for v in candidates:
         p, q = g.at(v), h.at(v)
         if not q.is_zero and _exceeds(p, q, eps):
+            _confirm(problem, table, i, j, budget)
             return _curve_witness(problem, table, i, j, skeleton, v, p, q)
     return None
 

@@ -83,6 +83,9 @@ class BallTable:
     refine: Callable[[int], BallTable] | None = None
     names: dict[Hashable, str] | None = None
     """Output names for witnesses (default: the mechanism's ``output_name``)."""
+    confirm: Callable[[int, int], None] | None = None
+    """Recomputes a witness's pair (i, j) on its real inputs before it is reported (rows
+    moved along a declared symmetry, :func:`.orbits.confirm`); raises when they differ."""
 
     def finer(self) -> BallTable | None:
         """The table at the next precision of :data:`LADDER`, or None at the end."""
@@ -98,6 +101,7 @@ def from_exact(
     exact: tuple[dict[Hashable, ExpSum], ...],
     method: str,
     bits: int = 128,
+    confirm: Callable[[int, int], None] | None = None,
 ) -> BallTable:
     """Exact closed forms (ExpSums) as balls at ``bits``, refinable to any precision."""
     values = []
@@ -110,7 +114,8 @@ def from_exact(
         tuple(values),
         method,
         bits,
-        refine=lambda b: from_exact(inputs, outputs, exact, method, b),
+        refine=lambda b: from_exact(inputs, outputs, exact, method, b, confirm),
+        confirm=confirm,
     )
 
 
@@ -225,7 +230,13 @@ def _ratio(p: Any, q: Any) -> Enclosure:
     return Enclosure(*balls.floats(p / q))
 
 
+def _confirmed(table: BallTable, i: int, j: int) -> None:
+    if table.confirm is not None:
+        table.confirm(i, j)
+
+
 def _witness(problem: Problem, table: BallTable, i: int, j: int, o: Hashable) -> CertifiedWitness:
+    _confirmed(table, i, j)
     p = table.values[i][o]
     q = table.values[j].get(o)
     return CertifiedWitness(
@@ -469,6 +480,7 @@ def _event_witness(
 ) -> CertifiedWitness:
     import flint
 
+    _confirmed(table, i, j)
     p, q = flint.arb(0), flint.arb(0)
     for o in event:
         p += table.values[i][o]

@@ -18,7 +18,7 @@ exponential noise are "unknown" with the reason.
 from __future__ import annotations
 
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -36,6 +36,10 @@ METHOD = (
     "one of them, so a pair's δ(ε) is that of one Laplace shift s = |c − c′|/b: "
     "1 − e^(−(s − ε)/2) below s, 0 above; the pair of largest s = {shift} decides"
 )
+
+
+Confirm = Callable[[int, int], None] | None
+"""Recomputes a witness's pair on its real inputs (tables reduced by a declared symmetry)."""
 
 
 @dataclass(frozen=True)
@@ -107,9 +111,11 @@ def _divergence(shift: Fraction, eps: Fraction | None) -> ExpSum | None:
 
 
 def _witness(
-    problem: Problem, inputs: tuple[Hashable, ...], worst: _Worst, eps: Any
+    problem: Problem, inputs: tuple[Hashable, ...], worst: _Worst, eps: Any, confirm: Confirm
 ) -> CertifiedWitness:
     """The event beyond the point where the log density ratio falls to ε, both masses."""
+    if confirm is not None:
+        confirm(worst.i, worst.j)
     s = balls._rational(worst.shift)
     p = 1 - ((eps - s) / 2).exp() / 2
     q = (-(s + eps) / 2).exp() / 2
@@ -132,6 +138,7 @@ def verify_delta(
     eps: Epsilon,
     delta: Fraction,
     started: float,
+    confirm: Confirm = None,
 ) -> Result:
     worst = _worst(problem, inputs, numbers)
     fields: dict[str, Any] = {"epsilon": str(eps), "delta": delta}
@@ -146,7 +153,7 @@ def verify_delta(
             worst,
             started,
             verdict=verdict,
-            certified_witness=None if e is None else _witness(problem, inputs, worst, e),
+            certified_witness=None if e is None else _witness(problem, inputs, worst, e, confirm),
             reason=f"δ(ε) = {shown} {relation} δ = {delta} at the pair of largest shift "
             f"s = {worst.shift}",
             **fields,
@@ -192,6 +199,7 @@ def epsilon_delta(
     paths: int,
     delta: Fraction,
     started: float,
+    confirm: Confirm = None,
 ) -> Result:
     """The least ε with δ(ε) ≤ δ: s + 2·ln(1 − δ) at the largest shift s, or 0."""
     worst = _worst(problem, inputs, numbers)
@@ -214,7 +222,7 @@ def epsilon_delta(
     low, high = balls.floats(value)
     form = f"{worst.shift} + 2·ln({1 - delta})"
     with balls.precision(balls.PRECISIONS[0]):
-        witness = _witness(problem, inputs, worst, balls._rational(Fraction(low)))
+        witness = _witness(problem, inputs, worst, balls._rational(Fraction(low)), confirm)
     return _result(
         problem,
         len(inputs),

@@ -21,7 +21,11 @@ mechanisms, and with its pieces:
    must equal its representative's moved along, and on every
    representative swapping two equal answers must leave its row unchanged.
    A failure is a wrong declaration, reported as bad input (faier's own
-   mechanisms: an internal error), never a verdict.
+   mechanisms: an internal error), never a verdict;
+4. every witness is recomputed on its real pair (:func:`confirm`): both
+   inputs' rows from the program's own runs, against the rows the search
+   used.  The sample cannot see a declaration wrong only elsewhere; a
+   witness built on such a row is then bad input naming the declaration.
 
 Tables of released numbers are reduced for the ``"same"`` action (Noisy Max
 reporting the value: the densities of permuted inputs are equal functions)
@@ -284,3 +288,52 @@ def _check(
                     "its output distribution",
                 )
     return len(samples)
+
+
+def confirm(
+    mechanism: Program[Any], table: Any, i: int, j: int, budget: Budget, build: Builder
+) -> None:
+    """A witness's pair (i, j) of a reduced table recomputed on its two real inputs.
+
+    The rows the search used for them (a representative's own, a neighbour's
+    moved along the declaration) must equal the program's own rows on both
+    inputs, else the declaration is wrong there: bad input, never a verdict.
+    Tables not reduced were computed on every input and pass unchanged."""
+    note = getattr(table, "reduced", None)
+    if note is None:
+        return
+    symmetry = note.symmetry
+    rows = _Rows(table, symmetry, mechanism)
+    pair = [table.inputs[i], table.inputs[j]]
+    for k, own in enumerate(_own_rows(mechanism, rows, pair, budget, build)):
+        x = pair[k]
+        if own == rows.row((i, j)[k]):
+            continue
+        perm = sorting_permutation(x)
+        rep = symmetry.act_input(perm, x)
+        fault(
+            mechanism,
+            f"its declared symmetry ({symmetry.describe()}) fails on input {x!r}: recomputed "
+            f"on the witness's pair {tuple(pair)!r}, its certified output distribution is "
+            f"not that of {rep!r} moved along the permutation {perm!r} (an input outside "
+            "the sample the declaration was checked on)",
+        )
+
+
+def _own_rows(
+    mechanism: Program[Any], rows: _Rows, inputs: list[Any], budget: Budget, build: Builder
+) -> list[Any]:
+    """The inputs' rows from the program's own runs, of the kind ``rows`` holds."""
+    from faier.engines.certified.engine import _runs
+
+    on = _on(mechanism, inputs)
+    if rows.kind == "curves":  # built alone, two inputs may be separable: densities directly
+        return [densities.line_densities(run) for run in _runs(on, budget)]
+    own = _Rows(build(on, budget), rows.symmetry, mechanism)
+    if own.kind != rows.kind:
+        fault(
+            mechanism,
+            f"its declared symmetry ({rows.symmetry.describe()}) fails on the inputs "
+            f"{tuple(inputs)!r}: their rows are of another kind than their representatives'",
+        )
+    return [own.row(k) for k in range(len(inputs))]
