@@ -83,39 +83,57 @@ def _dominance(
     return centre, [b for b in bound if b is not None]
 
 
-def merged(run: Sequence[Path]) -> list[Path] | None:
-    """One path per output whose constraints are its star, or None where not proved."""
-    if len(run) < MIN_PATHS or any(path.weight != 1 for path in run):
-        return None
+Stars = dict[Hashable, tuple[int, list[Fraction]]]
+"""Output → (centre c, d) with the output's event {x_c − x_j ≥ d_j for every j ≠ c}."""
+
+
+def output_stars(run: Sequence[Path]) -> Stars | str:
+    """Each output's star, proved to be the union of its paths (the module's steps 1–3),
+    or the step that fails.  Laplace tables (:func:`merged`) and Gaussian balls
+    (:func:`.stars.argmax_stars`) both integrate these."""
+    if not run or any(path.weight != 1 for path in run):
+        return "the paths carry weights (a finite draw)"
     noise = run[0].noise
     if any(path.noise != noise for path in run):
-        return None
+        return "the paths draw differently"
     size = len(noise)
-    stars: dict[Hashable, tuple[int, list[Fraction]]] = {}
+    stars: Stars = {}
     for path in run:
         found = _dominance(size, _edges(path.constraints))
         if found is None:
-            return None
+            return "a path implies no noise variable above all others"
         centre, bound = found
         before = stars.get(path.output)
         if before is None:
             stars[path.output] = (centre, bound)
             continue
         if before[0] != centre:
-            return None
+            return "the paths of one output have different winners"
         stars[path.output] = (centre, [min(a, b) for a, b in zip(before[1], bound, strict=True)])
     centres = [c for c, _ in stars.values()]
     if len(set(centres)) != len(centres):
-        return None
+        return "two outputs' stars overlap (they share a winner)"
     for c, d in stars.values():
         for c2, d2 in stars.values():
             if c != c2 and d[c2] + d2[c] < 0:
-                return None
+                return "two outputs' stars overlap"
+    return stars
+
+
+def merged(run: Sequence[Path]) -> list[Path] | None:
+    """One path per output whose constraints are its star, or None where not proved (or
+    where the run is too short to gain from it)."""
+    if len(run) < MIN_PATHS:
+        return None
+    stars = output_stars(run)
+    if isinstance(stars, str):
+        return None
+    noise = run[0].noise
     out = []
     for output, (c, d) in stars.items():
         constraints = tuple(
             Constraint(((c, ONE), (j, -ONE)) if c < j else ((j, -ONE), (c, ONE)), -d[j])
-            for j in range(size)
+            for j in range(len(noise))
             if j != c
         )
         out.append(Path(noise, constraints, ONE, output))

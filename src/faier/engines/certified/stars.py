@@ -8,13 +8,11 @@ integral over the centre of its density times each leaf's mass given the
 centre (:mod:`.gaussian` integrates it).
 
 Noisy Max's paths are chains (each noisy value against the best so far),
-not stars, but the union of the paths of one output is: the paths'
-difference constraints are closed (longest paths, as for difference
-bounds), every path of output k then implies X_k + q_k ≥ X_j + q_j for all
-j, and when these per-output stars are pairwise disjoint up to measure zero
-(a cycle of non-negative weight in the union of two stars) and the paths
-partition the noise space (no finite draws), each output's probability is
-its star's integral.  Other shapes raise :class:`~.integrate.Unsupported`.
+not stars, but the union of the paths of one output is: the merge, and its
+proof, is :func:`.argmax.output_stars` (shared with the Laplace tables), and
+:func:`argmax_stars` reads each output's star {X_c − X_j ≥ d_j} as a centre
+with one upper bound per leaf.  Other shapes raise
+:class:`~.integrate.Unsupported`.
 """
 
 from __future__ import annotations
@@ -23,6 +21,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
+from faier.engines.certified import argmax
 from faier.engines.certified.integrate import Unsupported
 from faier.engines.certified.symbolic import Constraint, Path
 from faier.mechanisms.continuous import Continuous
@@ -172,151 +171,22 @@ def path_stars(noise: Sequence[Continuous], graph: _Graph) -> list[Star] | None:
 # ---------------------------------------------------------------- argmax: stars per output
 
 
-def _closure(size: int, bounds: dict[tuple[int, int], Fraction]) -> list[list[Fraction | None]]:
-    """Longest-path closure: d[a][b] is the best implied lower bound on x_a − x_b."""
-    d: list[list[Fraction | None]] = [[None] * size for _ in range(size)]
-    for a in range(size):
-        d[a][a] = Fraction(0)
-    for (a, b), value in bounds.items():
-        current = d[a][b]
-        if current is None or value > current:
-            d[a][b] = value
-    for m in range(size):
-        row_m = d[m]
-        for a in range(size):
-            dam = d[a][m]
-            if dam is None:
-                continue
-            row_a = d[a]
-            for b in range(size):
-                dmb = row_m[b]
-                if dmb is not None and (row_a[b] is None or dam + dmb > row_a[b]):  # type: ignore[operator]
-                    row_a[b] = dam + dmb
-    return d
-
-
-def _difference_bounds(
-    constraints: Sequence[Constraint], zero: int
-) -> dict[tuple[int, int], Fraction]:
-    """Each constraint as x_a − x_b ≥ value (the node ``zero`` stands for the constant 0)."""
-    bounds: dict[tuple[int, int], Fraction] = {}
-
-    def add(a: int, b: int, value: Fraction) -> None:
-        if (a, b) not in bounds or value > bounds[(a, b)]:
-            bounds[(a, b)] = value
-
-    graph = comparison_graph(constraints)
-    for v, (low, high) in graph.unary.items():
-        if low is not None:
-            add(v, zero, low)
-        if high is not None:
-            add(zero, v, -high)
-    for (i, j), (low, high) in graph.edges.items():
-        if low is not None:
-            add(i, j, low)
-        if high is not None:
-            add(j, i, -high)
-    return bounds
-
-
-@dataclass(frozen=True)
-class _OutputStar:
-    centre: int
-    bounds: dict[tuple[int, int], Fraction]
-    """The star's constraints x_a − x_b ≥ value (each involves the centre or a unary bound)."""
-
-
-def _star_of_path(size: int, constraints: Sequence[Constraint]) -> _OutputStar | None:
-    zero = size
-    d = _closure(size + 1, _difference_bounds(constraints, zero))
-    centres = [c for c in range(size) if all(d[c][j] is not None for j in range(size))]
-    if not centres:
-        return None
-    c = centres[0]
-    kept: dict[tuple[int, int], Fraction] = {}
-    for a in range(size + 1):
-        for b in range(size + 1):
-            value = d[a][b]
-            if a != b and value is not None and (c in (a, b) or zero in (a, b)):
-                kept[(a, b)] = value
-    return _OutputStar(c, kept)
-
-
-def _loosest(stars: Sequence[_OutputStar]) -> _OutputStar | None:
-    """The star implied by every path of one output (None: their centres differ)."""
-    if len({s.centre for s in stars}) != 1:
-        return None
-    common = set(stars[0].bounds)
-    for s in stars[1:]:
-        common &= set(s.bounds)
-    return _OutputStar(stars[0].centre, {k: min(s.bounds[k] for s in stars) for k in common})
-
-
-def _null_intersection(size: int, first: _OutputStar, second: _OutputStar) -> bool:
-    """Whether two stars meet in a set of measure zero (a non-negative cycle in their union)."""
-    bounds = dict(first.bounds)
-    for k, v in second.bounds.items():
-        bounds[k] = max(v, bounds.get(k, v))
-    d = _closure(size + 1, bounds)
-    for a in range(size + 1):
-        for b in range(a + 1, size + 1):
-            dab, dba = d[a][b], d[b][a]
-            if dab is not None and dba is not None and dab + dba >= 0:
-                return True
-    return False
-
-
-def _as_star(noise: Sequence[Continuous], star: _OutputStar) -> Star:
-    size = len(noise)
-    zero = size
-    c = star.centre
-    low = star.bounds.get((c, zero))
-    high_neg = star.bounds.get((zero, c))
-    leaves = []
-    for j in range(size):
-        if j == c:
-            continue
-        above = star.bounds.get((j, c))  # x_j − x_c ≥ above
-        below = star.bounds.get((c, j))  # x_c − x_j ≥ below, so x_j − x_c ≤ −below
-        a = star.bounds.get((j, zero))
-        b_neg = star.bounds.get((zero, j))
-        leaves.append(
-            Leaf(
-                noise[j],
-                above,
-                None if below is None else -below,
-                a,
-                None if b_neg is None else -b_neg,
-            )
-        )
-    return Star(noise[c], low, None if high_neg is None else -high_neg, tuple(leaves))
-
-
 def argmax_stars(run: Sequence[Path]) -> dict[Hashable, Star]:
-    """Output → the star that is the union of its paths (see the module's note), or raise."""
-    reason = (
-        "a path's comparisons form chains rather than stars, and the paths of each output "
-        "do not add up to one star (not an argmax shape)"
-    )
-    if any(path.weight != 1 for path in run) or len({path.noise for path in run}) != 1:
-        raise Unsupported(reason + "; the paths draw differently")
+    """Output → the star that is the union of its paths (:func:`.argmax.output_stars`, the
+    one merge Laplace and Gaussian tables share), or raise."""
+    found = argmax.output_stars(run)
+    if isinstance(found, str):
+        raise Unsupported(
+            "a path's comparisons form chains rather than stars, and the paths of each output "
+            f"do not add up to one star (not an argmax shape): {found}"
+        )
     noise = run[0].noise
-    size = len(noise)
-    per_output: dict[Hashable, list[_OutputStar]] = {}
-    for path in run:
-        star = _star_of_path(size, path.constraints)
-        if star is None:
-            raise Unsupported(reason)
-        per_output.setdefault(path.output, []).append(star)
-    merged: dict[Hashable, _OutputStar] = {}
-    for output, stars in per_output.items():
-        loosest = _loosest(stars)
-        if loosest is None:
-            raise Unsupported(reason)
-        merged[output] = loosest
-    found = list(merged.values())
-    for k, first in enumerate(found):
-        for second in found[k + 1 :]:
-            if not _null_intersection(size, first, second):
-                raise Unsupported(reason + "; two outputs' stars overlap")
-    return {o: _as_star(noise, s) for o, s in merged.items()}
+    return {
+        output: Star(
+            noise[c],
+            None,
+            None,
+            tuple(Leaf(noise[j], None, -d[j], None, None) for j in range(len(noise)) if j != c),
+        )
+        for output, (c, d) in found.items()
+    }
