@@ -110,3 +110,39 @@ def test_absurd_decimal_exponents_are_refused_at_once(text: str) -> None:
         Epsilon.parse(text)
     with pytest.raises(SpecError, match="out of range"):
         parse_delta(text)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    numerator=st.integers(min_value=0, max_value=5000),
+    denominator=st.integers(min_value=1, max_value=997),
+    nudge=st.integers(min_value=3, max_value=60),
+    above=st.booleans(),
+)
+def test_fraction_epsilon_is_rational_and_compared_exactly(
+    numerator: int, denominator: int, nudge: int, above: bool
+) -> None:
+    """``7/10`` is as rational as ``0.7``: shown as written, compared like sympy's e^(p/q)."""
+    import sympy
+
+    text = f"{numerator}/{denominator}"
+    eps = Epsilon.parse(text)
+    assert eps.rational == Fraction(numerator, denominator)
+    assert str(eps) == text
+    assert (eps.exp_ratio is None) is (numerator > 0)
+    if numerator == 0:
+        return
+    exact = sympy.exp(sympy.Rational(numerator, denominator))
+    near = Fraction(str(exact.evalf(nudge + 30)))
+    ratio = near * (1 + Fraction(1 if above else -1, 10**nudge))
+    assert eps.compare_ratio(ratio) == (1 if above else -1)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("7/10", Fraction(7, 10)), (" 1 / 3 ", Fraction(1, 3)), ("1/2 + 1/5", Fraction(7, 10))],
+)
+def test_rational_forms_are_marked_rational(text: str, value: Fraction) -> None:
+    eps = Epsilon.parse(text)
+    assert eps.rational == value and eps.exp_ratio is None
+    assert eps.value == float(value)

@@ -29,6 +29,7 @@ _PRECISION_STEPS = (30, 60, 120, 240, 480)
 
 _NUMBER = r"\d+(?:\.\d+)?(?:\s*/\s*\d+)?"
 _DECIMAL = re.compile(r"^\s*\d+(?:\.\d*)?(?:[eE][+-]?\d+)?\s*$")
+_FRACTION = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 _DECIMAL_DIGITS = (40, 80, 160, 320, 640, 1280, 2560, 5120, 10240)
 """Working precisions (significant digits) for deciding ratio vs e^ε with a decimal ε."""
 _HUGE_EPSILON = 100_000
@@ -92,6 +93,14 @@ def _decimal_value(raw: str) -> Fraction | None:
     return Fraction(value)
 
 
+def _fraction_value(raw: str) -> Fraction | None:
+    """ε itself for a plain fraction (``7/10``), read without sympy (None: not one)."""
+    match = _FRACTION.match(raw)
+    if match is None or int(match.group(2)) == 0:
+        return None
+    return Fraction(int(match.group(1)), int(match.group(2)))
+
+
 def _shown(ratio: Fraction) -> str:
     """A ratio for an error message; a huge one by its size (int→str stops at 4300 digits)."""
     bits = max(ratio.numerator.bit_length(), ratio.denominator.bit_length())
@@ -114,21 +123,34 @@ def _exp_bracket(exponent: decimal.Decimal, digits: int) -> tuple[Fraction, Frac
     return Fraction(approx) - unit, Fraction(approx) + unit
 
 
-def _compare_with_exp(ratio: Fraction, text: str) -> int:
-    """Sign of ratio − e^ε for a plain decimal ε > 0, exactly.
+def _decimal_bounds(value: Fraction, digits: int) -> tuple[decimal.Decimal, decimal.Decimal]:
+    """Decimals lo ≤ value ≤ hi at ``digits`` significant digits (both exact for 1.372)."""
+    bounds = []
+    for rounding in (decimal.ROUND_FLOOR, decimal.ROUND_CEILING):
+        with decimal.localcontext() as context:
+            context.prec = digits
+            context.rounding = rounding
+            bounds.append(decimal.Decimal(value.numerator) / decimal.Decimal(value.denominator))
+    return bounds[0], bounds[1]
+
+
+def _compare_with_exp(ratio: Fraction, exponent: Fraction, text: str) -> int:
+    """Sign of ratio − e^ε for a rational ε > 0 (``1.372``, ``7/10``), exactly.
 
     e^ε is irrational for rational ε ≠ 0 (Lindemann), so brackets at
-    increasing precision separate it from any rational ratio.
+    increasing precision separate it from any rational ratio; ε between two
+    decimals brackets e^ε between their exponentials (e^x is increasing).
     """
-    exponent = decimal.Decimal(text.strip())
     if exponent > _HUGE_EPSILON:
-        if ratio.numerator.bit_length() * _LN2_ABOVE < exponent:
+        if ratio.numerator.bit_length() * Fraction(_LN2_ABOVE) < exponent:
             return -1
         raise SpecError(
             f"cannot compare the ratio {_shown(ratio)} with e^{text}", fix="give a smaller ε"
         )
     for digits in _DECIMAL_DIGITS:
-        lo, hi = _exp_bracket(exponent, digits)
+        low, high = _decimal_bounds(exponent, digits)
+        lo = _exp_bracket(low, digits)[0]
+        hi = _exp_bracket(high, digits)[1]
         if ratio <= lo:
             return -1
         if ratio >= hi:
@@ -148,22 +170,29 @@ class Epsilon:
     text: str
     exp_ratio: Fraction | None
     rational: Fraction | None = None
-    """ε itself when it is a rational number written plainly (``1.372``); then e^ε
-    is irrational unless ε = 0 and comparisons need no sympy."""
+    """ε itself when it is a rational number (``1.372``, ``7/10``, ``1/2 + 1/5``); then
+    e^ε is irrational unless ε = 0 and comparisons need no sympy.  ``text`` keeps how
+    it was written (the claim is shown as written)."""
 
     @classmethod
     def parse(cls, text: str | float | int | Fraction) -> Epsilon:
-        """Read ``ln(2)``, ``4*ln(2)``, ``ln(24/7)``, ``log(3)``, ``1.372``."""
+        """Read ``ln(2)``, ``4*ln(2)``, ``ln(24/7)``, ``log(3)``, ``1.372``, ``7/10``."""
         raw = str(text).strip()
         fast = _log_form_ratio(raw)
         if fast is not None:
             return cls(raw, fast)
         plain = _decimal_value(raw)
+        if plain is None:
+            plain = _fraction_value(raw)
         if plain is not None:
             return cls(raw, Fraction(1) if plain == 0 else None, plain)
         import sympy
 
-        exp_value = sympy.simplify(sympy.exp(_read(raw)))
+        expr = _read(raw)
+        if expr.is_Rational:
+            value = Fraction(int(expr.p), int(expr.q))
+            return cls(raw, Fraction(1) if value == 0 else None, value)
+        exp_value = sympy.simplify(sympy.exp(expr))
         exp_ratio = Fraction(int(exp_value.p), int(exp_value.q)) if exp_value.is_Rational else None
         return cls(raw, exp_ratio)
 
@@ -193,7 +222,7 @@ class Epsilon:
         if self.exp_ratio is not None:
             return (ratio > self.exp_ratio) - (ratio < self.exp_ratio)
         if self.rational is not None:
-            return _compare_with_exp(ratio, self.text)
+            return _compare_with_exp(ratio, self.rational, self.text)
         import sympy
 
         difference = _rational(ratio) - sympy.exp(self.expr)

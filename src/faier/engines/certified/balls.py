@@ -77,9 +77,6 @@ def exp_epsilon(eps: Epsilon) -> ExpSum | None:
         return ExpSum.rational(eps.exp_ratio)
     if eps.rational is not None:
         return ExpSum.exp(eps.rational)
-    expr = eps.expr  # a fraction written as one (``1/2``) is a rational ε too
-    if getattr(expr, "is_Rational", False):
-        return ExpSum.exp(Fraction(int(expr.p), int(expr.q)))
     return None
 
 

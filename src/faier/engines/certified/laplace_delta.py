@@ -94,15 +94,6 @@ def _result(
     )
 
 
-def _rational(eps: Epsilon) -> Fraction | None:
-    """ε as a fraction when it is one, written as 0.7 or as 7/10."""
-    if eps.rational is not None:
-        return eps.rational
-    if eps.exp_ratio is None and eps.expr.is_Rational:
-        return Fraction(int(eps.expr.p), int(eps.expr.q))
-    return None
-
-
 def _divergence(shift: Fraction, eps: Fraction | None) -> ExpSum | None:
     """δ(ε) = 1 − e^{(ε − s)/2} exactly when ε is rational (None otherwise)."""
     if eps is None:
@@ -159,7 +150,7 @@ def verify_delta(
             **fields,
         )
 
-    rational = _rational(eps)
+    rational = eps.rational
     if worst.shift == 0 or (rational is not None and rational >= worst.shift):
         return answer(Verdict.HOLDS, None)
     exact = _divergence(worst.shift, rational)

@@ -65,7 +65,8 @@ def _approximate_exp(eps: Epsilon, digits: int) -> Fraction:
             context.prec = digits
             context.Emax = decimal.MAX_EMAX
             context.Emin = decimal.MIN_EMIN
-            return Fraction(decimal.Decimal(eps.text.strip()).exp())
+            exponent = decimal.Decimal(eps.rational.numerator) / eps.rational.denominator
+            return Fraction(exponent.exp())
     import sympy
 
     approx = sympy.Rational(sympy.exp(eps.expr).evalf(digits))
