@@ -27,7 +27,12 @@ from fractions import Fraction
 from faier.core.budget import Budget
 from faier.engines.exact.float_frontier import FloatRangeError, float_search
 from faier.engines.exact.incumbents import seed_incumbents
-from faier.engines.exact.integer_vectors import IntegerVector, integer_times, integer_vector
+from faier.engines.exact.integer_vectors import (
+    IntegerVector,
+    integer_times,
+    integer_vector,
+    step_masses,
+)
 from faier.engines.exact.lookahead import Lookahead, combined, lookahead_depth
 from faier.engines.exact.pruning import (
     SearchCounts,
@@ -127,38 +132,58 @@ def _extend(
     cross-multiplying, prefixes are merged by their primitive integer
     directions, and a Fraction is made only for a new record (Above
     Threshold's pattern runs spent most of their time reducing Fractions).
+    A child's masses come from the matrix's row sums and whether it halts
+    from the rows' supports, so a child that is only recorded (it halts, or
+    the horizon is reached) costs no product (Above Threshold: two of every
+    node's three children halt).
     """
     halted = system.halted
     following: Frontier = {}
-    chosen = tuple(symbols)
+    steps = [
+        (
+            sym,
+            system.left[sym],
+            system.right[sym],
+            *step_masses(system.left[sym], halted),
+            *step_masses(system.right[sym], halted),
+        )
+        for sym in symbols
+    ]
     for node in frontier.values():
         budget.spend()
         counts.explored += 1
-        for sym in chosen:
-            a2 = _times(products, node.a, system.left[sym])
-            top = a2.total()
+        a_entries, b_entries = node.a.entries(), node.b.entries()
+        for sym, left, right, w_left, d_left, into_left, w_right, d_right, into_right in steps:
+            top = sum(x * w_left[s] for s, x in a_entries)
             if top == 0:
                 continue
-            b2 = _times(products, node.b, system.right[sym])
-            bottom = b2.total()
-            path = (*node.path, sym)
+            bottom = sum(x * w_right[s] for s, x in b_entries)
+            top_den, bottom_den = node.a.den * d_left, node.b.den * d_right
             record = state.best[depth]
-            if record is None or _beats(top, a2.den, bottom, b2.den, record.loss):
-                pa, pb = Fraction(top, a2.den), Fraction(bottom, b2.den)
+            if record is None or _beats(top, top_den, bottom, bottom_den, record.loss):
+                pa, pb = Fraction(top, top_den), Fraction(bottom, bottom_den)
+                path = (*node.path, sym)
                 state.best[depth] = DepthRecord(loss_of(pa, pb), pa, pb, node.comparison, path)
             if bottom == 0:
                 continue
-            if halted is not None and a2.within(halted) and b2.within(halted):
+            if (
+                halted is not None
+                and all(into_left[s] for s, _ in a_entries)
+                and all(into_right[s] for s, _ in b_entries)
+            ):
                 continue
             if depth == horizon:
                 counts.cut = True
                 continue
+            a2 = _times(products, node.a, left)
+            b2 = _times(products, node.b, right)
+            path = (*node.path, sym)
             if not keep(a2, b2, depth):
                 counts.pruned += 1
                 counts.cut = True
                 continue
             key = (a2.direction(), b2.direction())
-            scale_top, scale_bottom = top * b2.den, bottom * a2.den
+            scale_top, scale_bottom = top * bottom_den, bottom * top_den
             existing = following.get(key)
             if existing is not None:
                 counts.merged += 1

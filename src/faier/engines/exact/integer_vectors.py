@@ -109,9 +109,40 @@ to thousands of bits where the reduced ones stay near the exact size."""
 
 def mass_after(vector: IntegerVector, rows: Rows) -> Fraction:
     """|vector·rows| from the matrix's row sums, without the product (n multiplications)."""
+    return Fraction(*mass_numerator(vector, rows))
+
+
+def mass_numerator(vector: IntegerVector, rows: Rows) -> tuple[int, int]:
+    """|vector·rows| as an unreduced numerator and denominator (no product, no gcd)."""
+    weights, den, _ = step_masses(rows, None)
+    return sum(x * weights[s] for s, x in vector.entries()), vector.den * den
+
+
+StepMasses = tuple[tuple[int, ...], int, tuple[bool, ...]]
+
+_step_cache: dict[tuple[int, int | None], tuple[Rows, StepMasses]] = {}
+
+
+def step_masses(rows: Rows, state: int | None) -> StepMasses:
+    """What a child's mass and halting need from a matrix, computed once per matrix.
+
+    ``weights[s]`` is row s's sum as a numerator over ``den``, so
+    |vector·rows| = Σ x_s·weights[s] / (vector.den·den) without the product;
+    ``into[s]`` says whether row s leads only to ``state`` (or nowhere), so
+    vector·rows lies within ``state`` iff ``into`` holds on the vector's
+    support (non-negative entries: nothing cancels).
+    """
+    hit = _step_cache.get((id(rows), state))
+    if hit is not None and hit[0] is rows:
+        return hit[1]
     matrix = _integer_rows(rows)
-    total = sum(x * matrix.scale[s] * matrix.row_sums[s] for s, x in vector.entries())
-    return Fraction(total, vector.den * matrix.den)
+    weights = tuple(k * w for k, w in zip(matrix.scale, matrix.row_sums, strict=True))
+    into = tuple(all(t == state for t, p in row if p) for row in rows)
+    found = (weights, matrix.den, into)
+    if len(_step_cache) > 4096:
+        _step_cache.clear()
+    _step_cache[(id(rows), state)] = (rows, found)
+    return found
 
 
 def same_direction(u: IntegerVector, v: IntegerVector) -> bool:
