@@ -182,3 +182,59 @@ def test_every_table_kind_confirms_its_witness_pairs(tmp_path: Path, kind: str) 
         engine._confirm(problem, table, *through, budget)  # type: ignore[arg-type]
     for i, j in elsewhere:
         engine._confirm(problem, table, i, j, budget)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("name", "n", "eps", "pair", "forms"),
+    [
+        (
+            "noisy-max-laplace",
+            "5",
+            None,
+            ([1, 1, 1, 1, 1], [0, 2, 2, 2, 2]),
+            ("1/5", "49/240·e^(-7/10) − 1/240·e^(-14/5)"),
+        ),
+        (
+            "noisy-max-laplace-value",
+            "5",
+            None,
+            ([0, 0, 0, 0, 0], [1, 1, 1, 1, 1]),
+            ("7/128", "7/128·e^(-7/4)"),
+        ),
+        (
+            "histogram-laplace",
+            "5",
+            None,
+            ([0, 0, 0, 0, 0], [1, 0, 0, 0, 0]),
+            ("16807/3200000", "16807/3200000·e^(-7/10)"),
+        ),
+        (
+            "isvt2-laplace",
+            "5",
+            None,
+            ([1, 1, 1, 1, 1], [0, 0, 0, 2, 2]),
+            ("1/60", "31/1280·e^(-7/4) − 1/480·e^(-49/20)"),
+        ),
+        (
+            "noisy-max-laplace",
+            "7",
+            "1/2",
+            ([1, 1, 1, 1, 1, 1, 1], [0, 2, 2, 2, 2, 2, 2]),
+            ("1/7", "321/2240·e^(-7/10) − 1/2240·e^(-21/5)"),
+        ),
+    ],
+)
+def test_symmetric_examples_keep_their_witnesses(
+    name: str, n: str, eps: str | None, pair: tuple[list[int], list[int]], forms: tuple[str, str]
+) -> None:
+    """By orbits at n = 5 and 7, every witness recomputed on its pair: the same witnesses
+    (pair and both closed forms) as before the recomputation."""
+    run = {"n": n}
+    result = (
+        faier.epsilon(name, settings=run) if eps is None else faier.verify(name, eps, settings=run)
+    )
+    assert "pair orbits" in result.method
+    witness = result.certified_witness
+    assert witness is not None
+    assert (witness.left_value, witness.right_value) == pair
+    assert (witness.p.closed_form, witness.q.closed_form) == forms
