@@ -45,6 +45,22 @@ Kinds and what is cross-checked:
   by mpmath at 40 digits before it counts (scipy's quad loses relative
   accuracy on probabilities near e^(−30), which once looked like 15 of 2000
   certified intervals being off by 10⁻⁶).
+- ``gaussian``: programs drawing ``faier.gaussian`` with exact σ over {0..m}ⁿ:
+  Noisy Max's index (quad of ∫ φ(t − xᵢ) Π_{j≠i} Φ(t − x_j) dt), Sparse
+  Vector with one shared Gaussian threshold noise, with and without a cutoff
+  (quad over the threshold noise of products of Φ), and the Gaussian
+  mechanism (every answer plus noise; Balle and Wang's δ(ε) =
+  Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ) by scipy's norm.cdf, μ = √n/σ): the
+  certified ε* and verdict at a random ε, a verdict at (ε, δ) below ε* against
+  δ(ε) = max over pairs of Σ max(0, P_x − e^ε P_y), and on a sample the least
+  ε for that δ; mpmath rechecks a disagreement as above.
+- ``discrete``: programs drawing ``faier.discrete_laplace`` or
+  ``faier.discrete_gaussian`` (clamped noisy counts, ⊤/⊥ against a
+  threshold, the argmax of noisy counts) against float sums over the window
+  |k| ≤ W (W = 80t + 20 for the discrete Laplace, 14σ + 20 for the discrete
+  Gaussian).  Every event of these grids is decided by noise values |k| ≤ 7,
+  so the mass outside the window is below e^(−80) times the smallest
+  probability it could change: negligible at float precision.
 
     .venv/bin/python benchmarks/soundness.py                   # default: 10 000 cases
     .venv/bin/python benchmarks/soundness.py --cases 500 --kinds hmm program
@@ -98,8 +114,26 @@ from faier.privacy.specs import (  # noqa: E402
 from faier.results import Result, Verdict  # noqa: E402
 
 F = Fraction
-KINDS = ("hmm", "program", "interactive", "parametric", "dpctl", "continuous")
-WEIGHTS = {"hmm": 3, "program": 3, "interactive": 2, "parametric": 1, "dpctl": 2, "continuous": 1}
+KINDS = (
+    "hmm",
+    "program",
+    "interactive",
+    "parametric",
+    "dpctl",
+    "continuous",
+    "gaussian",
+    "discrete",
+)
+WEIGHTS = {
+    "hmm": 3,
+    "program": 3,
+    "interactive": 2,
+    "parametric": 1,
+    "dpctl": 2,
+    "continuous": 1,
+    "gaussian": 1,
+    "discrete": 1,
+}
 """Share of each kind in a run (cheap kinds more often)."""
 TINY = F(1, 10**6)
 """Relative step of the rational 'just below/above' claims: e^ε* · (1 ∓ 10⁻⁶)."""
@@ -1682,7 +1716,7 @@ def value_density_checks(check: Checker, case: ContinuousCase, rng: random.Rando
 
 def judge_continuous(
     check: Checker,
-    case: ContinuousCase,
+    case: ContinuousCase | GaussianCase | DiscreteCase,
     result: Result,
     verdict: Result,
     reference: float,
@@ -1780,6 +1814,476 @@ def case_continuous(seed: int, rates: Rates, check: Checker) -> str:
     return f"{case!r}; numeric ε* = {reference!r}"
 
 
+# ---------------------------------------------------------------- Gaussian and integer noise
+
+GAUSS_SHAPES = ("max", "svt", "svt-cutoff", "mechanism")
+DISCRETE_SHAPES = ("clamp", "threshold", "argmax")
+DELTA_TOL = 1e-7
+"""Relative tolerance on δ from quad and closed forms: nearer the claimed δ is a boundary."""
+
+
+@dataclass(frozen=True)
+class GaussianCase:
+    """A program with Gaussian noise over {0..m}ⁿ, every-query ±1 neighbours.
+
+    ``shape``: ``max`` (Noisy Max index), ``svt`` / ``svt-cutoff`` (each query
+    plus N(0, σ²) against a threshold plus one shared N(0, σ_T²)), ``mechanism``
+    (every answer plus N(0, σ²), judged only at (ε, δ): its pure ε* is ∞).
+    ``delta``: the δ of the (ε, δ) claim checked beside the pure one.
+    """
+
+    shape: str
+    n: int
+    sigma: Fraction
+    threshold_sigma: Fraction
+    threshold: Fraction
+    claim: Fraction
+    delta: Fraction
+    m: int = 1
+    cutoff: int | None = None
+
+
+@dataclass(frozen=True)
+class DiscreteCase:
+    """A program with discrete Laplace or discrete Gaussian noise over {0..m}ⁿ.
+
+    ``shape``: ``clamp`` (every answer plus noise, clamped to [low, high]),
+    ``threshold`` (⊤/⊥ per query: answer plus noise ≥ threshold) or ``argmax``
+    (the first index of the largest noisy answer, 1-based).
+    """
+
+    shape: str
+    n: int
+    noise: str
+    scale: Fraction
+    threshold: int
+    claim: Fraction
+    m: int = 1
+    low: int = 0
+    high: int = 1
+
+
+def random_gaussian(rng: random.Random) -> GaussianCase:
+    shape = rng.choice(GAUSS_SHAPES)
+    m = 2 if rng.random() < 0.3 else 1
+    n = rng.randint(1, 2) if shape == "mechanism" else rng.randint(1, 2 if m == 2 else 3)
+    if shape == "max":
+        n = max(n, 2)
+    return GaussianCase(
+        shape,
+        n,
+        F(rng.randint(2, 12), rng.randint(1, 4)),
+        F(rng.randint(2, 12), rng.randint(1, 4)),
+        F(rng.randint(-4, 8), rng.randint(1, 4)),
+        F(rng.randint(1, 40), 10),
+        F(rng.randint(1, 999), 10 ** rng.randint(3, 7)),
+        m,
+        rng.randint(1, n) if shape == "svt-cutoff" else None,
+    )
+
+
+def random_discrete(rng: random.Random) -> DiscreteCase:
+    shape = rng.choice(DISCRETE_SHAPES)
+    noise = rng.choice(["discrete_laplace", "discrete_gaussian"])
+    m = 2 if rng.random() < 0.3 else 1
+    n = rng.randint(2 if shape == "argmax" else 1, 2 if shape == "clamp" or m == 2 else 3)
+    low = rng.randint(-1, 1)
+    return DiscreteCase(
+        shape,
+        n,
+        noise,
+        F(rng.randint(1, 12), rng.randint(1, 4)),
+        rng.randint(-2, m + 2),
+        F(rng.randint(1, 40), 10),
+        m,
+        low,
+        low + rng.randint(0, m + 2),
+    )
+
+
+def _phi(z: float) -> float:
+    """The standard normal density (mpmath while rechecking)."""
+    return _exp(-z * z / 2) / math.sqrt(2 * math.pi)  # type: ignore[no-any-return]
+
+
+def _ncdf(z: float) -> float:
+    """Φ(z) with full relative accuracy in both tails (scipy's ndtr; mpmath's ncdf)."""
+    if PRECISE[0]:
+        import mpmath
+
+        return mpmath.ncdf(z)  # type: ignore[no-any-return]
+    from scipy.special import ndtr
+
+    return float(ndtr(z))
+
+
+def gaussian_reference(case: GaussianCase, x: tuple[int, ...]) -> dict[Hashable, float]:
+    """Output probabilities by quad of the textbook integrals (no faier): Noisy Max
+    ∫ φ_σ(t − x_i) Π_{j≠i} Φ_σ(t − x_j) dt; Sparse Vector, over the threshold noise r,
+    ∫ φ_T(r) Π (1 − Φ_σ(T + r − x_i)) or Φ_σ(…) dr (the query noises are independent given r)."""
+    s, st, big_t = float(case.sigma), float(case.threshold_sigma), float(case.threshold)
+    out: dict[Hashable, float] = {}
+    if case.shape == "max":
+        for i in range(case.n):
+
+            def star(t: float, i: int = i) -> float:
+                value = _phi((t - x[i]) / s) / s
+                for j in range(case.n):
+                    if j != i:
+                        value *= _ncdf((t - x[j]) / s)
+                return value
+
+            out[i + 1] = _quad(star, [float(q) for q in x])
+        return out
+    for pattern in itertools.product((True, False), repeat=case.n):
+
+        def given(r: float, pattern: tuple[bool, ...] = pattern) -> float:
+            value = _phi(r / st) / st
+            for q, top in zip(x, pattern, strict=True):
+                z = (big_t + r - q) / s
+                value *= _ncdf(-z) if top else _ncdf(z)
+            return value
+
+        p = _quad(given, [0.0, *(float(q) - big_t for q in x)])
+        key = _truncate(pattern, case.cutoff)
+        out[key] = out.get(key, 0.0) + p
+    return out
+
+
+def _delta_of_table(
+    table: dict[tuple[int, ...], dict[Hashable, float]],
+    pairs: Sequence[tuple[tuple[int, ...], tuple[int, ...]]],
+    eps: float,
+) -> float:
+    """δ(ε) = max over pairs of Σ_o max(0, P_x(o) − e^ε P_y(o)) (outputs are finite)."""
+    return max(
+        (
+            float(
+                sum(max(0.0, p - math.exp(eps) * table[y].get(o, 0.0)) for o, p in table[x].items())
+            )
+            for x, y in pairs
+        ),
+        default=0.0,
+    )
+
+
+def gaussian_mechanism_delta(case: GaussianCase, eps: float) -> float:
+    """Balle and Wang 2018, Thm 8, in scipy: δ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ) at the
+    largest L2 shift of a neighbour pair, μ = √n / σ (every answer moves by 1)."""
+    from scipy import stats
+
+    mu = math.sqrt(case.n) / float(case.sigma)
+    return float(
+        stats.norm.cdf(mu / 2 - eps / mu) - math.exp(eps) * stats.norm.cdf(-mu / 2 - eps / mu)
+    )
+
+
+def gaussian_problem(case: GaussianCase) -> Problem:
+    def body(x: tuple[int, ...], ctx: Any) -> Any:
+        if case.shape == "mechanism":
+            return tuple(q + ctx.draw(faier.gaussian(0, case.sigma)) for q in x)
+        if case.shape == "max":
+            noisy = [q + ctx.draw(faier.gaussian(0, case.sigma)) for q in x]
+            best = 0
+            for i in range(1, len(noisy)):
+                if noisy[i] > noisy[best]:
+                    best = i
+            return best + 1
+        rho = ctx.draw(faier.gaussian(0, case.threshold_sigma))
+        tops: list[bool] = []
+        for q in x:
+            tops.append(q + ctx.draw(faier.gaussian(0, case.sigma)) >= case.threshold + rho)
+            if case.cutoff is not None and sum(tops) >= case.cutoff:
+                break
+        return tuple(tops)
+
+    program = faier.Program(
+        "fuzz-gaussian", body, grid(case.n, case.m), output_name=_show_continuous
+    )
+    return Problem("fuzz-gaussian", program, DifferentialPrivacy(EveryQuery(1)))
+
+
+def _window(noise: str, scale: float) -> int:
+    """Half-width W of the brute-force sum.  The events of these grids depend on noise values
+    |k| ≤ 7 only (answers ≤ 2, thresholds and clamp bounds ≤ 5), so the mass beyond W is below
+    e^(−80) (discrete Laplace: e^(−W/t) against e^(−7/t)) or e^(−98) (discrete Gaussian, W ≥
+    14σ + 20) times the smallest probability it could change: negligible at float precision."""
+    return math.ceil((80 if noise == "discrete_laplace" else 14) * scale) + 20
+
+
+def discrete_pmf(noise: str, scale: Fraction) -> tuple[int, list[float]]:
+    """The noise's probabilities on [−W, W] by a float sum normalised over the window."""
+    t = float(scale)
+    w = _window(noise, t)
+    if noise == "discrete_laplace":
+        weights = [_exp(-abs(k) / t) for k in range(-w, w + 1)]
+    else:
+        weights = [_exp(-k * k / (2 * t * t)) for k in range(-w, w + 1)]
+    total = sum(weights)
+    return w, [v / total for v in weights]
+
+
+def discrete_reference(case: DiscreteCase, x: tuple[int, ...]) -> dict[Hashable, float]:
+    """Output probabilities by brute-force sums over the noise window (no faier)."""
+    w, pmf = discrete_pmf(case.noise, case.scale)
+    support = range(-w, w + 1)
+    out: dict[Hashable, float] = {}
+    if case.shape == "clamp":
+        per: list[dict[int, float]] = []
+        for q in x:
+            d: dict[int, float] = {}
+            for z, p in zip(support, pmf, strict=True):
+                v = min(max(q + z, case.low), case.high)
+                d[v] = d.get(v, 0.0) + p
+            per.append(d)
+        for combo in itertools.product(*(sorted(d.items()) for d in per)):
+            key = tuple(v for v, _ in combo)
+            out[key] = math.prod(p for _, p in combo)
+        return out
+    if case.shape == "threshold":
+        above = [
+            sum(p for z, p in zip(support, pmf, strict=True) if q + z >= case.threshold) for q in x
+        ]
+        below = [
+            sum(p for z, p in zip(support, pmf, strict=True) if q + z < case.threshold) for q in x
+        ]
+        for pattern in itertools.product((True, False), repeat=case.n):
+            out[pattern] = math.prod(
+                a if top else b for a, b, top in zip(above, below, pattern, strict=True)
+            )
+        return out
+    # argmax, first index wins ties: noisy_j < v before i, noisy_j ≤ v after i
+    for i in range(case.n):
+        total = 0.0
+        for z, p in zip(support, pmf, strict=True):
+            v = x[i] + z
+            value = p
+            for j in range(case.n):
+                if j == i:
+                    continue
+                strict_below = j < i
+                value *= sum(
+                    pz
+                    for zz, pz in zip(support, pmf, strict=True)
+                    if (x[j] + zz < v if strict_below else x[j] + zz <= v)
+                )
+            total += value
+        out[i + 1] = total
+    return out
+
+
+def discrete_problem(case: DiscreteCase) -> Problem:
+    def noise() -> Any:
+        if case.noise == "discrete_laplace":
+            return faier.discrete_laplace(0, case.scale)
+        return faier.discrete_gaussian(0, case.scale)
+
+    def body(x: tuple[int, ...], ctx: Any) -> Any:
+        noisy = [q + ctx.draw(noise()) for q in x]
+        if case.shape == "clamp":
+            return tuple(min(max(v, case.low), case.high) for v in noisy)
+        if case.shape == "threshold":
+            return tuple(v >= case.threshold for v in noisy)
+        best = 0
+        for i in range(1, len(noisy)):
+            if noisy[i] > noisy[best]:
+                best = i
+        return best + 1
+
+    program = faier.Program(
+        "fuzz-discrete", body, grid(case.n, case.m), output_name=_show_continuous
+    )
+    return Problem("fuzz-discrete", program, DifferentialPrivacy(EveryQuery(1)))
+
+
+def _grid_pairs(n: int, m: int) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    inputs = list(itertools.product(range(m + 1), repeat=n))
+    return [
+        (x, y)
+        for x, y in itertools.permutations(inputs, 2)
+        if max(abs(a - c) for a, c in zip(x, y, strict=True)) <= 1
+    ]
+
+
+def _table_epsilon(
+    reference: Callable[[tuple[int, ...]], dict[Hashable, float]], n: int, m: int
+) -> tuple[float, dict[tuple[int, ...], dict[Hashable, float]]]:
+    table = {x: reference(x) for x in itertools.product(range(m + 1), repeat=n)}
+    best = 0.0
+    for x, y in _grid_pairs(n, m):
+        for o, p in table[x].items():
+            q = table[y].get(o, 0.0)
+            if p > 0:
+                best = max(best, math.inf if q <= 0 else math.log(p / q))
+    return float(best), table
+
+
+def judge_delta(
+    check: Checker,
+    claim: Fraction,
+    delta: Fraction,
+    verdict: Result,
+    reference_delta: Callable[[float], float],
+) -> None:
+    """A verdict at (ε, δ) against δ(ε) of the reference; a near tie is a boundary."""
+    eps = float(claim)
+    truth = reference_delta(eps)
+    if verdict.verdict is Verdict.UNKNOWN or verdict.verdict is None:
+        check.report.notes.append(f"unknown at ε={claim}, δ={delta} ({verdict.reason})")
+    elif abs(truth - float(delta)) <= DELTA_TOL * max(truth, float(delta)) + PROB_TOL:
+        check.report.notes.append(f"boundary: ε={claim}, δ={delta}, reference δ(ε) {truth!r}")
+    elif verdict.verdict is Verdict.HOLDS:
+        check.expect(
+            truth < float(delta), f"holds at ε={claim}, δ={delta}; reference δ(ε) {truth!r}"
+        )
+    else:
+        check.expect(
+            truth > float(delta), f"violated at ε={claim}, δ={delta}; reference δ(ε) {truth!r}"
+        )
+
+
+def judge_least_epsilon(
+    check: Checker, delta: Fraction, result: Result, reference_delta: Callable[[float], float]
+) -> None:
+    """The certified least ε with δ(ε) ≤ δ: δ just below its interval exceeds δ, just above
+    it does not (δ(ε) decreases in ε)."""
+    e = result.enclosure
+    if e is None:
+        check.report.notes.append(f"unknown least ε at δ={delta} ({result.reason})")
+        return
+    d = float(delta)
+    slack = DELTA_TOL * d + PROB_TOL
+    if e.upper < math.inf:
+        above = reference_delta(e.upper + QUAD_TOL)
+        check.expect(
+            above <= d + slack,
+            f"least ε at δ={delta} in [{e.lower!r}, {e.upper!r}]; "
+            f"reference δ({e.upper + QUAD_TOL!r}) = {above!r}",
+        )
+    if e.lower > QUAD_TOL:
+        below = reference_delta(e.lower - QUAD_TOL)
+        check.expect(
+            below >= d - slack,
+            f"least ε at δ={delta} in [{e.lower!r}, {e.upper!r}]; "
+            f"reference δ({e.lower - QUAD_TOL!r}) = {below!r}",
+        )
+
+
+def _near_claim(rng: random.Random, case: Any, reference: float) -> Any:
+    if rng.random() < 0.5 and math.isfinite(reference):
+        # claims near ε* exercise the verdicts where they are hardest
+        return dataclasses.replace(
+            case, claim=F(str(round(reference * rng.uniform(0.95, 1.05), 4)))
+        )
+    return case
+
+
+def _judged_with_recheck(
+    check: Checker,
+    case: Any,
+    reference_epsilon: Callable[[], tuple[float, dict[tuple[int, ...], dict[Hashable, float]]]],
+    judge: Callable[[Checker, float, dict[tuple[int, ...], dict[Hashable, float]]], None],
+    first_reference: tuple[float, dict[tuple[int, ...], dict[Hashable, float]]],
+) -> None:
+    """Judge against the float references; a disagreement counts only if it survives the
+    references recomputed with mpmath at 40 digits."""
+    reference, table = first_reference
+    first = Checker(CaseReport(check.report.kind, check.report.seed))
+    judge(first, reference, table)
+    if first.report.disagreements:
+        import mpmath
+
+        PRECISE[0] = True
+        try:
+            with mpmath.workdps(40):
+                reference, table = reference_epsilon()
+        finally:
+            PRECISE[0] = False
+        table = {x: {o: float(p) for o, p in d.items()} for x, d in table.items()}
+        check.used("mpmath")
+        first = Checker(CaseReport(check.report.kind, check.report.seed))
+        judge(first, float(reference), table)
+    check.report.disagreements += first.report.disagreements
+    check.report.notes += first.report.notes
+
+
+def case_gaussian(seed: int, rates: Rates, check: Checker) -> str:
+    rng = random.Random(seed)
+    case = random_gaussian(rng)
+    problem = gaussian_problem(case)
+    check.used("certified")
+    if case.shape == "mechanism":
+        check.used("closed-form")
+
+        def closed(eps: float) -> float:
+            return gaussian_mechanism_delta(case, eps)
+
+        truth = closed(float(case.claim))
+        if rng.random() < 0.5 and truth > 1e-12:
+            case = dataclasses.replace(case, delta=F(f"{truth * rng.uniform(0.9, 1.1):.6g}"))
+        verdict = faier.verify(problem, str(case.claim), delta=str(case.delta))
+        judge_delta(check, case.claim, case.delta, verdict, closed)
+        least = faier.epsilon(problem, delta=str(case.delta))
+        judge_least_epsilon(check, case.delta, least, closed)
+        return f"{case!r}; closed-form δ(ε) = {truth!r}"
+    check.used("numeric-integration")
+
+    def reference_epsilon() -> tuple[float, dict[tuple[int, ...], dict[Hashable, float]]]:
+        return _table_epsilon(lambda x: gaussian_reference(case, x), case.n, case.m)
+
+    reference, table = reference_epsilon()
+    case = _near_claim(rng, case, reference)
+    pairs = _grid_pairs(case.n, case.m)
+    # the (ε, δ) claim sits below ε*, where δ(ε) > 0
+    eps_d = F(str(round(reference * rng.uniform(0.1, 0.9), 4))) if reference > 0 else case.claim
+    truth = _delta_of_table(table, pairs, float(eps_d))
+    if rng.random() < 0.5 and truth > 1e-12:
+        case = dataclasses.replace(case, delta=F(f"{truth * rng.uniform(0.9, 1.1):.6g}"))
+    result = faier.epsilon(problem)
+    verdict = faier.verify(problem, str(case.claim))
+    approx = faier.verify(problem, str(eps_d), delta=str(case.delta))
+    least = faier.epsilon(problem, delta=str(case.delta)) if rng.random() < 0.3 else None
+
+    def judge(
+        c: Checker, ref_eps: float, tab: dict[tuple[int, ...], dict[Hashable, float]]
+    ) -> None:
+        judge_continuous(c, case, result, verdict, ref_eps, tab)
+
+        def by_table(eps: float) -> float:
+            return _delta_of_table(tab, pairs, eps)
+
+        judge_delta(c, eps_d, case.delta, approx, by_table)
+        if least is not None:
+            judge_least_epsilon(c, case.delta, least, by_table)
+
+    _judged_with_recheck(check, case, reference_epsilon, judge, (reference, table))
+    return f"{case!r}; numeric ε* = {reference!r}, δ({eps_d}) = {truth!r}"
+
+
+def case_discrete(seed: int, rates: Rates, check: Checker) -> str:
+    rng = random.Random(seed)
+    case = random_discrete(rng)
+    problem = discrete_problem(case)
+    check.used("certified")
+    check.used("brute-force-window")
+
+    def reference_epsilon() -> tuple[float, dict[tuple[int, ...], dict[Hashable, float]]]:
+        return _table_epsilon(lambda x: discrete_reference(case, x), case.n, case.m)
+
+    reference, table = reference_epsilon()
+    case = _near_claim(rng, case, reference)
+    result = faier.epsilon(problem)
+    verdict = faier.verify(problem, str(case.claim))
+
+    def judge(
+        c: Checker, ref_eps: float, tab: dict[tuple[int, ...], dict[Hashable, float]]
+    ) -> None:
+        judge_continuous(c, case, result, verdict, ref_eps, tab)
+
+    _judged_with_recheck(check, case, reference_epsilon, judge, (reference, table))
+    return f"{case!r}; brute-force ε* = {reference!r}"
+
+
 # ---------------------------------------------------------------- driver
 
 RUNNERS: dict[str, Callable[[int, Rates, Checker], str]] = {
@@ -1789,6 +2293,8 @@ RUNNERS: dict[str, Callable[[int, Rates, Checker], str]] = {
     "parametric": case_parametric,
     "dpctl": case_dpctl,
     "continuous": case_continuous,
+    "gaussian": case_gaussian,
+    "discrete": case_discrete,
 }
 
 

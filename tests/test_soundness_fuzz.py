@@ -23,7 +23,8 @@ def soundness() -> ModuleType:
 
 
 def test_150_cases_across_kinds_agree(soundness: ModuleType) -> None:
-    kinds = tuple(k for k in soundness.KINDS if k != "continuous")  # its own test below
+    noise = ("continuous", "gaussian", "discrete")  # their own tests below
+    kinds = tuple(k for k in soundness.KINDS if k not in noise)
     jobs = soundness.schedule(kinds, 150, seed=2024)
     rates = soundness.Rates(smt=0.3, smt_free=0.2, cli=0.1, subprocess=0.0, tester=0.05)
     reports, _ = soundness.run_all(jobs, rates, workers=1, seconds=None)
@@ -56,6 +57,32 @@ def test_continuous_cases_agree_with_numeric_integration(soundness: ModuleType) 
         "certify-events",
         "numeric-differentiation",
     }
+    bad = [r for r in reports if r.disagreements]
+    assert not bad, soundness.summary(reports, 1.0, 2024)
+
+
+def test_gaussian_and_integer_noise_cases_agree_with_references(soundness: ModuleType) -> None:
+    """One case of every Gaussian shape (Noisy Max, Sparse Vector with and without a cutoff
+    against quad; the Gaussian mechanism's δ(ε) against scipy's closed form) and of every
+    integer-noise shape (clamped counts, thresholds, argmax against window sums)."""
+    import random
+
+    jobs: list[tuple[str, int]] = []
+    for kind, generate in (
+        ("gaussian", soundness.random_gaussian),
+        ("discrete", soundness.random_discrete),
+    ):
+        seen: set[tuple[str, str]] = set()
+        for seed in range(2024 * 1_000_003, 2024 * 1_000_003 + 400):
+            case = generate(random.Random(seed))
+            key = (case.shape, getattr(case, "noise", "gaussian"))
+            if key not in seen:
+                seen.add(key)
+                jobs.append((kind, seed))
+    assert len(jobs) == len(soundness.GAUSS_SHAPES) + 2 * len(soundness.DISCRETE_SHAPES)
+    reports, _ = soundness.run_all(jobs, soundness.Rates(), workers=1, seconds=None)
+    engines = {e for r in reports for e in r.engines}
+    assert engines >= {"certified", "numeric-integration", "closed-form", "brute-force-window"}
     bad = [r for r in reports if r.disagreements]
     assert not bad, soundness.summary(reports, 1.0, 2024)
 
