@@ -4,29 +4,38 @@ Prints, per case: the size (horizon), seconds and prefixes explored for the
 foundation's exhaustive depth-first search (the baseline, skipped where it
 would take too long) and for the merged search in exact rationals and on the
 float64 frontier, and the exact ε*.  A second table does the same on random
-HMMs with more states, where the arithmetic dominates.  Run with
-``.venv/bin/python benchmarks/sequence_mode.py``.
+HMMs with more states, where the arithmetic dominates.  Last, Above
+Threshold at every horizon 1..1000 in one run (float, exact, and the
+previous pattern step as baseline, all checked to agree), and the CLI
+command's whole-process CPU time.  Run with
+``.venv/bin/python benchmarks/sequence_mode.py`` (``--above-threshold``:
+that last part alone).
 """
 
 from __future__ import annotations
 
 import itertools
 import random
+import resource
+import subprocess
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
+from pathlib import Path
 
 import machine
 
 from faier.core.budget import Budget
 from faier.core.problem import Problem
 from faier.engines.exact import branch_and_bound, engine, sequence_mode
+from faier.engines.exact.pruning import SearchCounts
 from faier.mechanisms.interactive import Interactive
 from faier.mechanisms.library.above_threshold import above_threshold
 from faier.mechanisms.library.sparse_vector import sparse_vector
 from faier.model.hmm import HMM
 from faier.privacy.specs import InteractiveDP
-from faier.results import Loss
+from faier.results import Loss, loss_of
 
 BASELINE_SECONDS = 15.0
 """The exhaustive baseline grows like (answer pairs)^k; skip it once a horizon took this long."""
@@ -110,6 +119,9 @@ def show(loss: Loss | None) -> str:
 
 def main() -> None:
     print(f"machine: {machine.describe()}")
+    if "--above-threshold" in sys.argv[1:]:
+        above_threshold_long()  # the issue's target alone
+        return
     cases: list[tuple[str, Callable[[], Interactive], list[int]]] = [
         ("above threshold", above_threshold, [4, 5, 6, 20, 50, 100]),
         ("svt (N=1)", lambda: sparse_vector("svt"), [4, 5, 6, 20, 50]),
@@ -141,6 +153,11 @@ def main() -> None:
                 f"{show(fast_loss)}"
             )
     random_hmms()
+    above_threshold_long()
+
+
+def above_threshold_long() -> None:
+    """Every horizon in one run: 1..100, then 1..1000 beside the previous pattern step."""
     started = time.perf_counter()
     result = engine.epsilon(Problem("at", above_threshold(), InteractiveDP(1), 100))
     assert all(row.loss.ratio == Fraction(2) ** row.k for row in result.horizons)
@@ -148,22 +165,109 @@ def main() -> None:
         f"\nabove threshold, every horizon 1..100 in one run: "
         f"{time.perf_counter() - started:.2f} s (ε*(K) = K·ln 2 for all K)"
     )
-    for arithmetic in ("float", "exact"):
+    horizons: dict[str, list[tuple[object, ...]]] = {}
+    for arithmetic, extend in (
+        ("float", branch_and_bound._extend),
+        ("exact", branch_and_bound._extend),
+        ("float, every child's product (previous)", previous_extend),
+    ):
         started, cpu = time.perf_counter(), time.process_time()
         problem = Problem("at", above_threshold(), InteractiveDP(1), 1000)
-        result = engine.epsilon(problem, arithmetic=arithmetic)
+        current, branch_and_bound._extend = branch_and_bound._extend, extend
+        try:
+            result = engine.epsilon(problem, arithmetic=arithmetic.split(",")[0])
+        finally:
+            branch_and_bound._extend = current
         assert result.epsilon_star is not None
         assert result.epsilon_star.ratio == Fraction(2) ** 1000
+        horizons[arithmetic] = [
+            (h.k, h.loss, h.witness.output, h.witness.p, h.witness.q)
+            for h in result.horizons
+            if h.witness is not None
+        ]
         print(
             f"above threshold, every horizon 1..1000 in one run ({arithmetic}): "
             f"{time.perf_counter() - started:.2f} s, {time.process_time() - cpu:.2f} s of CPU"
         )
+    if len({str(rows) for rows in horizons.values()}) != 1:
+        raise SystemExit("above threshold 1..1000: the runs disagree on a horizon")
+    whole_process()
     started = time.perf_counter()
     result = engine.epsilon(Problem("at", above_threshold(), InteractiveDP(1)))
     print(
         f"above threshold, no horizon: ε* = {show(result.epsilon_star)} with a certificate "
         f"in {time.perf_counter() - started:.2f} s"
     )
+
+
+def whole_process() -> None:
+    """The issue's figure: the CLI command, interpreter start and printing included."""
+    command = [str(Path(sys.executable).with_name("faier")), "epsilon", "above-threshold"]
+    for extra in ((), ("--json",)):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        subprocess.run([*command, "--horizon", "1000", *extra], check=True, capture_output=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+        print(
+            f"faier epsilon above-threshold --horizon 1000 {' '.join(extra)}: "
+            f"{time.perf_counter() - started:.2f} s, {cpu:.2f} s of CPU whole process"
+        )
+
+
+def previous_extend(
+    system: sequence_mode.SequenceSystem,
+    frontier: branch_and_bound.Frontier,
+    depth: int,
+    horizon: int,
+    budget: Budget,
+    state: sequence_mode.SearchState,
+    counts: SearchCounts,
+    keep: branch_and_bound.Keep,
+    symbols: Iterable[int],
+    products: branch_and_bound.Products | None = None,
+) -> branch_and_bound.Frontier:
+    """The pattern runs' step before recorded-only children skipped their products."""
+    halted = system.halted
+    following: branch_and_bound.Frontier = {}
+    chosen = tuple(symbols)
+    for node in frontier.values():
+        budget.spend()
+        counts.explored += 1
+        for sym in chosen:
+            a2 = branch_and_bound._times(products, node.a, system.left[sym])
+            top = a2.total()
+            if top == 0:
+                continue
+            b2 = branch_and_bound._times(products, node.b, system.right[sym])
+            bottom = b2.total()
+            path = (*node.path, sym)
+            record = state.best[depth]
+            if record is None or branch_and_bound._beats(top, a2.den, bottom, b2.den, record.loss):
+                pa, pb = Fraction(top, a2.den), Fraction(bottom, b2.den)
+                state.best[depth] = sequence_mode.DepthRecord(
+                    loss_of(pa, pb), pa, pb, node.comparison, path
+                )
+            if bottom == 0 or (halted is not None and a2.within(halted) and b2.within(halted)):
+                continue
+            if depth == horizon:
+                counts.cut = True
+                continue
+            if not keep(a2, b2, depth):
+                counts.pruned += 1
+                counts.cut = True
+                continue
+            key = (a2.direction(), b2.direction())
+            scale_top, scale_bottom = top * b2.den, bottom * a2.den
+            existing = following.get(key)
+            if existing is not None:
+                counts.merged += 1
+                if scale_top * existing.bottom <= existing.top * scale_bottom:
+                    continue
+            following[key] = branch_and_bound._Node(
+                a2, b2, scale_top, scale_bottom, node.comparison, path
+            )
+    return following
 
 
 def random_hmms() -> None:
