@@ -238,3 +238,26 @@ def test_symmetric_examples_keep_their_witnesses(
     assert witness is not None
     assert (witness.left_value, witness.right_value) == pair
     assert (witness.p.closed_form, witness.q.closed_form) == forms
+
+
+def test_delta_answers_by_orbits_describe_the_whole_grid(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The least ε for δ on interval tables searches the pair orbits and says so: the
+    plain search's interval and witness, over the grid's 243 inputs."""
+
+    def run() -> Result:
+        return faier.epsilon("noisy-max-laplace", delta="1/100", settings={"n": "5"})
+
+    reduced = run()
+    monkeypatch.setattr(orbits, "ORBIT_INPUTS", 10**9)
+    plain = run()
+    assert plain.enclosure == reduced.enclosure
+    assert "pair orbits" in reduced.method and "pair orbits" not in plain.method
+    assert reduced.privacy == plain.privacy and "243 inputs" in reduced.privacy
+    wa, wb = plain.certified_witness, reduced.certified_witness
+    assert wa is not None and wb is not None
+    assert (wa.left_value, wa.right_value, wa.p, wa.q) == (
+        wb.left_value,
+        wb.right_value,
+        wb.p,
+        wb.q,
+    )

@@ -418,6 +418,7 @@ def _balls_of(problem: Problem, table: Table, budget: Budget) -> intervals.BallT
         table.exact,
         method,
         confirm=lambda i, j: _confirm(problem, table, i, j, budget),
+        reduced=table.reduced,
     )
 
 
@@ -496,14 +497,23 @@ def _separable_delta(
 
     try:
         if eps is None:
-            return laplace_delta.epsilon_delta(
+            result = laplace_delta.epsilon_delta(
                 problem, table.inputs, table.numbers, table.paths, delta, started, confirm
             )
-        return laplace_delta.verify_delta(
-            problem, table.inputs, table.numbers, table.paths, eps, delta, started, confirm
-        )
+        else:
+            result = laplace_delta.verify_delta(
+                problem, table.inputs, table.numbers, table.paths, eps, delta, started, confirm
+            )
     except Unsupported as exc:
         return replace(_unsupported(problem, eps, str(exc), started), delta=delta)
+    if table.reduced is None:
+        return result
+    # orbit rows: every pair among them was searched, which covers every pair orbit
+    return replace(
+        result,
+        privacy=_describe(problem, table.reduced.grid_inputs, table.reduced.grid_pairs),
+        method=f"{result.method}; {table.reduced.describe()}",
+    )
 
 
 DELTA_MARGIN = 1e-9

@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -52,6 +52,9 @@ from faier.privacy.budget import Epsilon
 from faier.privacy.neighbours import neighbour_pairs
 from faier.privacy.specs import DifferentialPrivacy
 from faier.results import CertifiedWitness, Enclosure, Loss, Result, Statistics, Verdict
+
+if TYPE_CHECKING:
+    from faier.engines.certified.orbits import Reduced
 
 MARGIN = 1e-9
 """Relative band around a decision inside which the float screen does not decide."""
@@ -86,6 +89,8 @@ class BallTable:
     confirm: Callable[[int, int], None] | None = None
     """Recomputes a witness's pair (i, j) on its real inputs before it is reported (rows
     moved along a declared symmetry, :func:`.orbits.confirm`); raises when they differ."""
+    reduced: Reduced | None = None
+    """Rows and pairs up to a declared symmetry (:mod:`.orbits`); None: every pair."""
 
     def finer(self) -> BallTable | None:
         """The table at the next precision of :data:`LADDER`, or None at the end."""
@@ -102,6 +107,7 @@ def from_exact(
     method: str,
     bits: int = 128,
     confirm: Callable[[int, int], None] | None = None,
+    reduced: Reduced | None = None,
 ) -> BallTable:
     """Exact closed forms (ExpSums) as balls at ``bits``, refinable to any precision."""
     values = []
@@ -114,8 +120,9 @@ def from_exact(
         tuple(values),
         method,
         bits,
-        refine=lambda b: from_exact(inputs, outputs, exact, method, b, confirm),
+        refine=lambda b: from_exact(inputs, outputs, exact, method, b, confirm, reduced),
         confirm=confirm,
+        reduced=reduced,
     )
 
 
@@ -174,7 +181,8 @@ def _screen(problem: Problem, table: BallTable) -> _Screen:
             low, high = balls.floats(value)
             lower[i, k], upper[i, k] = max(low, 0.0), high
             present[i, k] = True
-    return _Screen(lower, upper, present, pairs_of(problem, table.inputs))
+    pairs = table.reduced.pairs if table.reduced is not None else pairs_of(problem, table.inputs)
+    return _Screen(lower, upper, present, pairs)
 
 
 def _exp_bounds(eps: float) -> tuple[float, float]:
@@ -250,9 +258,12 @@ def _witness(problem: Problem, table: BallTable, i: int, j: int, o: Hashable) ->
 
 
 def _method(table: BallTable, s: _Screen, rechecked: int, extra: str = "") -> str:
+    reduced = "" if table.reduced is None else f"; {table.reduced.describe()}"
     return (
         f"{table.method}; {len(s.pairs) * len(table.outputs)} comparisons screened in float64 on "
-        f"the balls' bounds, {rechecked} settled in ball arithmetic at {table.bits} bits" + extra
+        f"the balls' bounds, {rechecked} settled in ball arithmetic at {table.bits} bits"
+        + reduced
+        + extra
     )
 
 
@@ -266,7 +277,11 @@ def _result(
 ) -> Result:
     return Result(
         target=problem.name,
-        privacy=describe_grid(problem, len(table.inputs), len(s.pairs)),
+        privacy=(
+            describe_grid(problem, len(table.inputs), len(s.pairs))
+            if table.reduced is None
+            else describe_grid(problem, table.reduced.grid_inputs, table.reduced.grid_pairs)
+        ),
         method=method,
         statistics=Statistics(seconds=time.perf_counter() - started, comparisons=len(s.pairs)),
         **fields,
