@@ -56,7 +56,15 @@ class IntegerVector:
         return not entries or (len(entries) == 1 and entries[0][0] == state)
 
     def direction(self) -> tuple[tuple[int, int], ...]:
-        """The primitive integer vector along this one: equal exactly for proportional vectors."""
+        """The primitive integer vector along this one: equal exactly for proportional vectors.
+
+        Kept with the vector: the pattern runs meet the same product again and again
+        (Above Threshold: three times in four) and merge by its direction each time.
+        """
+        return self._direction
+
+    @cached_property
+    def _direction(self) -> tuple[tuple[int, int], ...]:
         entries = self.entries()
         common = math.gcd(*(x for _, x in entries))
         return tuple((s, x // common) for s, x in entries)
