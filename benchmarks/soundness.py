@@ -2052,21 +2052,23 @@ def discrete_reference(case: DiscreteCase, x: tuple[int, ...]) -> dict[Hashable,
                 a if top else b for a, b, top in zip(above, below, pattern, strict=True)
             )
         return out
-    # argmax, first index wins ties: noisy_j < v before i, noisy_j ≤ v after i
+    # argmax, first index wins ties: noisy_j < v before i, noisy_j ≤ v after i;
+    # at_most[k] = Pr[Z ≤ k − w] by a running sum over the window
+    at_most = list(itertools.accumulate(pmf))
+
+    def below(bound: int) -> float:
+        """Pr[Z ≤ bound] (0 under the window, 1 over it)."""
+        k = bound + w
+        return 0.0 if k < 0 else 1.0 if k >= len(at_most) else at_most[k]
+
     for i in range(case.n):
         total = 0.0
         for z, p in zip(support, pmf, strict=True):
             v = x[i] + z
             value = p
             for j in range(case.n):
-                if j == i:
-                    continue
-                strict_below = j < i
-                value *= sum(
-                    pz
-                    for zz, pz in zip(support, pmf, strict=True)
-                    if (x[j] + zz < v if strict_below else x[j] + zz <= v)
-                )
+                if j != i:
+                    value *= below(v - x[j] - 1) if j < i else below(v - x[j])
             total += value
         out[i + 1] = total
     return out
