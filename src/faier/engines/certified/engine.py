@@ -495,15 +495,14 @@ def _separable_delta(
     def confirm(i: int, j: int) -> None:
         _confirm(problem, table, i, j, budget)
 
+    run = laplace_delta.Released(
+        problem, table.inputs, table.numbers, table.paths, started, confirm
+    )
     try:
         if eps is None:
-            result = laplace_delta.epsilon_delta(
-                problem, table.inputs, table.numbers, table.paths, delta, started, confirm
-            )
+            result = laplace_delta.epsilon_delta(run, delta)
         else:
-            result = laplace_delta.verify_delta(
-                problem, table.inputs, table.numbers, table.paths, eps, delta, started, confirm
-            )
+            result = laplace_delta.verify_delta(run, eps, delta)
     except Unsupported as exc:
         return replace(_unsupported(problem, eps, str(exc), started), delta=delta)
     if table.reduced is None:

@@ -43,6 +43,18 @@ Confirm = Callable[[int, int], None] | None
 
 
 @dataclass(frozen=True)
+class Released:
+    """One program's released Laplace numbers per input, and what every answer reports."""
+
+    problem: Problem
+    inputs: tuple[Hashable, ...]
+    numbers: tuple[dict[Hashable, tuple[densities.Shifted, ...]], ...]
+    paths: int
+    started: float
+    confirm: Confirm = None
+
+
+@dataclass(frozen=True)
 class _Worst:
     shift: Fraction
     i: int
@@ -50,16 +62,12 @@ class _Worst:
     pairs: int
 
 
-def _worst(
-    problem: Problem,
-    inputs: tuple[Hashable, ...],
-    numbers: tuple[dict[Hashable, tuple[densities.Shifted, ...]], ...],
-) -> _Worst:
-    pairs = intervals.pairs_of(problem, inputs)
+def _worst(run: Released) -> _Worst:
+    pairs = intervals.pairs_of(run.problem, run.inputs)
     best = _Worst(Fraction(-1), 0, 0, len(pairs))
     for i, j in pairs:
-        for skeleton, released in numbers[i].items():
-            other = numbers[j].get(skeleton)
+        for skeleton, released in run.numbers[i].items():
+            other = run.numbers[j].get(skeleton)
             if other is None:
                 raise Unsupported("neighbouring inputs release differently shaped outputs")
             shifts = []
@@ -82,14 +90,14 @@ def _worst(
     return best
 
 
-def _result(
-    problem: Problem, inputs: int, paths: int, worst: _Worst, started: float, **fields: Any
-) -> Result:
+def _result(run: Released, worst: _Worst, **fields: Any) -> Result:
+    """Every answer's frame: the grid, the method with the deciding shift, the statistics."""
+    inputs = len(run.inputs)
     return Result(
-        target=problem.name,
-        privacy=intervals.describe_grid(problem, inputs, worst.pairs),
-        method=METHOD.format(paths=paths, inputs=inputs, shift=worst.shift),
-        statistics=Statistics(seconds=time.perf_counter() - started, comparisons=worst.pairs),
+        target=run.problem.name,
+        privacy=intervals.describe_grid(run.problem, inputs, worst.pairs),
+        method=METHOD.format(paths=run.paths, inputs=inputs, shift=worst.shift),
+        statistics=Statistics(seconds=time.perf_counter() - run.started, comparisons=worst.pairs),
         **fields,
     )
 
@@ -101,18 +109,16 @@ def _divergence(shift: Fraction, eps: Fraction | None) -> ExpSum | None:
     return ExpSum.rational(1) - ExpSum.exp((eps - shift) / 2)
 
 
-def _witness(
-    problem: Problem, inputs: tuple[Hashable, ...], worst: _Worst, eps: Any, confirm: Confirm
-) -> CertifiedWitness:
+def _witness(run: Released, worst: _Worst, eps: Any) -> CertifiedWitness:
     """The event beyond the point where the log density ratio falls to ε, both masses."""
-    if confirm is not None:
-        confirm(worst.i, worst.j)
+    if run.confirm is not None:
+        run.confirm(worst.i, worst.j)
     s = balls._rational(worst.shift)
     p = 1 - ((eps - s) / 2).exp() / 2
     q = (-(s + eps) / 2).exp() / 2
     return CertifiedWitness(
-        intervals.plain(inputs[worst.i]),
-        intervals.plain(inputs[worst.j]),
+        intervals.plain(run.inputs[worst.i]),
+        intervals.plain(run.inputs[worst.j]),
         "outputs where the log density ratio exceeds ε (the differing number beyond the point "
         "where |v − c′| − |v − c| = ε·b, on c's side)",
         intervals.enclose(p),
@@ -121,30 +127,19 @@ def _witness(
     )
 
 
-def verify_delta(
-    problem: Problem,
-    inputs: tuple[Hashable, ...],
-    numbers: tuple[dict[Hashable, tuple[densities.Shifted, ...]], ...],
-    paths: int,
-    eps: Epsilon,
-    delta: Fraction,
-    started: float,
-    confirm: Confirm = None,
-) -> Result:
-    worst = _worst(problem, inputs, numbers)
+def verify_delta(run: Released, eps: Epsilon, delta: Fraction) -> Result:
+    """(ε, δ) at the pair of largest shift: exact for rational ε, else on balls."""
+    worst = _worst(run)
     fields: dict[str, Any] = {"epsilon": str(eps), "delta": delta}
 
     def answer(verdict: Verdict, value: Any, e: Any = None) -> Result:
         shown = "0" if value is None else intervals.enclose(value).show()
         relation = "≤" if verdict is Verdict.HOLDS else ">"
         return _result(
-            problem,
-            len(inputs),
-            paths,
+            run,
             worst,
-            started,
             verdict=verdict,
-            certified_witness=None if e is None else _witness(problem, inputs, worst, e, confirm),
+            certified_witness=None if e is None else _witness(run, worst, e),
             reason=f"δ(ε) = {shown} {relation} δ = {delta} at the pair of largest shift "
             f"s = {worst.shift}",
             **fields,
@@ -172,28 +167,17 @@ def verify_delta(
             if value > balls._rational(delta):
                 return answer(Verdict.VIOLATED, value, e)
     return _result(
-        problem,
-        len(inputs),
-        paths,
+        run,
         worst,
-        started,
         verdict=Verdict.UNKNOWN,
         reason=f"δ(ε) and δ coincide to {balls.PRECISIONS[-1]} bits",
         **fields,
     )
 
 
-def epsilon_delta(
-    problem: Problem,
-    inputs: tuple[Hashable, ...],
-    numbers: tuple[dict[Hashable, tuple[densities.Shifted, ...]], ...],
-    paths: int,
-    delta: Fraction,
-    started: float,
-    confirm: Confirm = None,
-) -> Result:
+def epsilon_delta(run: Released, delta: Fraction) -> Result:
     """The least ε with δ(ε) ≤ δ: s + 2·ln(1 − δ) at the largest shift s, or 0."""
-    worst = _worst(problem, inputs, numbers)
+    worst = _worst(run)
     if delta >= 1:
         value = None
     else:
@@ -201,25 +185,14 @@ def epsilon_delta(
             least = balls._rational(worst.shift) + 2 * balls._rational(1 - delta).log()
             value = least if least > 0 else None
     if value is None:
-        return _result(
-            problem,
-            len(inputs),
-            paths,
-            worst,
-            started,
-            delta=delta,
-            enclosure=Enclosure(0.0, 0.0),
-        )
+        return _result(run, worst, delta=delta, enclosure=Enclosure(0.0, 0.0))
     low, high = balls.floats(value)
     form = f"{worst.shift} + 2·ln({1 - delta})"
     with balls.precision(balls.PRECISIONS[0]):
-        witness = _witness(problem, inputs, worst, balls._rational(Fraction(low)), confirm)
+        witness = _witness(run, worst, balls._rational(Fraction(low)))
     return _result(
-        problem,
-        len(inputs),
-        paths,
+        run,
         worst,
-        started,
         delta=delta,
         enclosure=Enclosure(max(low, 0.0), high, form),
         certified_witness=witness,
