@@ -23,7 +23,7 @@ noise constrained on the path, both as arb balls).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Collection, Hashable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -212,14 +212,34 @@ class LatticeRun(_Run):
                 kept.append((var, a))
         return Tail(tuple(kept), constant, self)
 
-    def _pair(self, difference: Tail) -> tuple[int, int, Fraction, Fraction] | None:
-        """(i, j, a, c) for a·(K_i − K_j) + c with i < j, or None (another shape)."""
+    def _pair(self, difference: Tail) -> _Difference | None:
+        """a·(K_i − K_j) + c with i < j as an edge's test (None: another shape, or a cycle)."""
         if len(difference.coefficients) != 2:
             return None
         (i, a), (j, b) = difference.coefficients
         if a != -b:
             return None
-        return i, j, a, difference.constant
+        bounds = self._edge(i, j)
+        if bounds is None:
+            return None
+
+        def narrow(low: int | None, high: int | None) -> None:
+            self._bound(i, j, low, high)
+
+        return _Difference(a, -difference.constant / a, bounds[0], bounds[1], narrow)
+
+    def _single(self, difference: Tail) -> _Difference:
+        """a·K + c on one tail variable as a test of K against −c/a on its interval."""
+        ((var, a),) = difference.coefficients
+        variable = self.tails[var]
+
+        def narrow(low: int | None, high: int | None) -> None:
+            if low is not None:
+                variable.low = low
+            if high is not None:
+                variable.high = high
+
+        return _Difference(a, -difference.constant / a, variable.low, variable.high, narrow)
 
     def _root(self, var: int) -> int:
         while self.components.get(var, var) != var:
@@ -247,111 +267,40 @@ class LatticeRun(_Run):
             edge[1] = high if edge[1] is None else min(edge[1], high)
         self.components[self._root(j)] = self._root(i)
 
-    def _compare_pair(self, difference: Tail, strict: bool) -> bool | None:
-        """``difference > 0`` / ``≥ 0`` for a·(K_i − K_j) + c as an edge (None: not one)."""
-        found = self._pair(difference)
-        if found is None:
-            return None
-        i, j, a, c = found
-        bounds = self._edge(i, j)
-        if bounds is None:
-            return None
-        bound = -c / a  # K_i − K_j vs −c/a
-        if a > 0:  # K_i − K_j ≥ edge
-            edge = math.floor(bound) + 1 if strict else math.ceil(bound)
-            if bounds[0] is not None and bounds[0] >= edge:
-                return True
-            if bounds[1] is not None and bounds[1] < edge:
-                return False
-            taken = self._choice(2) == 0
-            self._bound(i, j, edge if taken else None, None if taken else edge - 1)
-            return taken
-        edge = math.ceil(bound) - 1 if strict else math.floor(bound)  # K_i − K_j ≤ edge
-        if bounds[1] is not None and bounds[1] <= edge:
-            return True
-        if bounds[0] is not None and bounds[0] > edge:
-            return False
-        taken = self._choice(2) == 0
-        self._bound(i, j, None if taken else edge + 1, edge if taken else None)
-        return taken
-
     def compare(self, difference: Tail, *, strict: bool) -> bool:
         """``difference > 0`` (strict) or ``≥ 0``, exact on one variable's integer interval."""
         difference = self._fixed(difference)
         if not difference.coefficients:
             return difference.constant > 0 if strict else difference.constant >= 0
         if len(difference.coefficients) > 1:
-            decided = self._compare_pair(difference, strict)
-            if decided is not None:
-                return decided
+            found = self._pair(difference)
+            if found is not None:
+                return self._side(found, strict)
             self.unresolved = "noisy integers in the tail compared in a cycle or a sum"
             return self._choice(2) == 0
-        ((var, a),) = difference.coefficients
-        bound = -difference.constant / a  # a·K + c vs 0: K vs −c/a
-        variable = self.tails[var]
-        if a > 0:  # K > bound or K ≥ bound
-            first = math.floor(bound) + 1 if strict else math.ceil(bound)
-            return self._split(variable, first, above=True)
-        last = math.ceil(bound) - 1 if strict else math.floor(bound)
-        return self._split(variable, last, above=False)
+        return self._side(self._single(difference), strict)
 
-    def _split(self, variable: TailVariable, edge: int, *, above: bool) -> bool:
-        """Whether K ≥ edge (above) or K ≤ edge holds, branching where the interval straddles."""
-        low, high = variable.low, variable.high
-        if above:
+    def _side(self, test: _Difference, strict: bool) -> bool:
+        """a·(X − value) > 0 or ≥ 0: X ≥ edge (a > 0) or X ≤ edge, decided on X's bounds or
+        branched where they straddle the edge (the branch taken narrows them)."""
+        low, high, narrow = test.low, test.high, test.narrow
+        if test.a > 0:
+            edge = math.floor(test.value) + 1 if strict else math.ceil(test.value)
             if low is not None and low >= edge:
                 return True
             if high is not None and high < edge:
                 return False
-        else:
-            if high is not None and high <= edge:
-                return True
-            if low is not None and low > edge:
-                return False
+            taken = self._choice(2) == 0
+            narrow(*((edge, None) if taken else (None, edge - 1)))  # X ≥ edge, or X ≤ edge − 1
+            return taken
+        edge = math.ceil(test.value) - 1 if strict else math.floor(test.value)
+        if high is not None and high <= edge:
+            return True
+        if low is not None and low > edge:
+            return False
         taken = self._choice(2) == 0
-        if above and taken:  # K ≥ edge
-            variable.low = edge
-        elif above:  # K ≤ edge − 1
-            variable.high = edge - 1
-        elif taken:  # K ≤ edge
-            variable.high = edge
-        else:  # K ≥ edge + 1
-            variable.low = edge + 1
+        narrow(*((None, edge) if taken else (edge + 1, None)))  # X ≤ edge, or X ≥ edge + 1
         return taken
-
-    def _equal_pair(self, difference: Tail) -> bool | None:
-        """K_i − K_j == v three ways (below, at, above), as edges (None: not an edge)."""
-        found = self._pair(difference)
-        if found is None:
-            return None
-        i, j, a, c = found
-        bounds = self._edge(i, j)
-        if bounds is None:
-            return None
-        value = -c / a
-        low, high = bounds
-        if value.denominator != 1 or (low is not None and value < low):
-            return False
-        if high is not None and value > high:
-            return False
-        v = int(value)
-        options = [
-            option
-            for option, possible in (
-                ("below", low is None or low < v),
-                ("at", True),
-                ("above", high is None or high > v),
-            )
-            if possible
-        ]
-        option = options[self._choice(len(options))] if len(options) > 1 else "at"
-        if option == "below":
-            self._bound(i, j, None, v - 1)
-        elif option == "above":
-            self._bound(i, j, v + 1, None)
-        else:
-            self._bound(i, j, v, v)
-        return option == "at"
 
     def equal(self, difference: Tail) -> bool:
         """``difference == 0``: one variable branches three ways (below, at, above the value)."""
@@ -359,15 +308,17 @@ class LatticeRun(_Run):
         if not difference.coefficients:
             return difference.constant == 0
         if len(difference.coefficients) > 1:
-            decided = self._equal_pair(difference)
-            if decided is not None:
-                return decided
+            found = self._pair(difference)
+            if found is not None:
+                return self._equal_at(found)
             self.unresolved = "noisy integers in the tail compared for equality in a cycle"
             return self._choice(2) == 0
-        ((var, a),) = difference.coefficients
-        value = -difference.constant / a
-        variable = self.tails[var]
-        low, high = variable.low, variable.high
+        return self._equal_at(self._single(difference))
+
+    def _equal_at(self, test: _Difference) -> bool:
+        """X == value: False off X's bounds or the integers, else three branches (below, at,
+        above the value), each narrowing X's bounds."""
+        value, low, high = test.value, test.low, test.high
         if (
             value.denominator != 1
             or (low is not None and value < low)
@@ -386,12 +337,25 @@ class LatticeRun(_Run):
         ]
         option = options[self._choice(len(options))] if len(options) > 1 else "at"
         if option == "below":
-            variable.high = v - 1
+            test.narrow(None, v - 1)
         elif option == "above":
-            variable.low = v + 1
+            test.narrow(v + 1, None)
         else:
-            variable.low = variable.high = v
+            test.narrow(v, v)
         return option == "at"
+
+
+@dataclass(frozen=True)
+class _Difference:
+    """A test of a·(X − value) against 0, X one tail variable or an edge's K_i − K_j."""
+
+    a: Fraction
+    value: Fraction
+    low: int | None
+    high: int | None
+    """X's bounds (None: unbounded)."""
+    narrow: Callable[[int | None, int | None], None]
+    """Records the bounds [low, high] that a branch learnt (None: that side unchanged)."""
 
 
 @dataclass(frozen=True)
@@ -431,20 +395,25 @@ def _closed_form(
     return value, tuple(sorted(scales))
 
 
-def _weight(run: LatticeRun, bits: int) -> Any:
-    """The mass of everything the path drew: finite choices, window points, tail intervals."""
+def _drawn_mass(run: LatticeRun, bits: int, skip: Collection[int]) -> Any:
+    """The mass of what the path drew (finite choices, window points, tail intervals, the
+    edges' joint sum, continuous constraints), leaving out the tail variables in ``skip``."""
     value = balls._rational(Fraction(run.weight))
     for dist, k in run.points:
         value *= lattice.point(dist, k, bits)
-    joined = {v for edge in run.edges for v in edge}
     for index, variable in enumerate(run.tails):
-        if index not in joined:
+        if index not in skip:
             value *= lattice.mass(variable.dist, variable.low, variable.high, bits)
-    if joined:
+    if run.edges:
         value *= joint_mass(run.tails, run.edges, bits)
     if run.constraints:
         value *= balls.ball(probability(run.noise, run.constraints))
     return value
+
+
+def _weight(run: LatticeRun, bits: int) -> Any:
+    """The mass of everything the path drew (variables on edges summed jointly)."""
+    return _drawn_mass(run, bits, {v for edge in run.edges for v in edge})
 
 
 def _expand(run: LatticeRun, raw: Any, bits: int) -> list[tuple[Hashable, Any, Any]] | None:
@@ -458,14 +427,7 @@ def _expand(run: LatticeRun, raw: Any, bits: int) -> list[tuple[Hashable, Any, A
         sizes.append(variable.high - variable.low + 1)
     if math.prod(sizes) > EXPAND:
         return None
-    base = balls._rational(Fraction(run.weight))
-    for dist, k in run.points:
-        base *= lattice.point(dist, k, bits)
-    for i, variable in enumerate(run.tails):
-        if i not in used:
-            base *= lattice.mass(variable.dist, variable.low, variable.high, bits)
-    if run.constraints:
-        base *= balls.ball(probability(run.noise, run.constraints))
+    base = _drawn_mass(run, bits, used)  # never on edges: a path with edges is not listed
     found: list[tuple[Hashable, Any, Any]] = []
     exact = _closed_form(run, frozenset(used))
 
