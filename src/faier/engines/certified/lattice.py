@@ -85,13 +85,20 @@ def _offset_sum(dist: DiscreteNoise, low: int | None, high: int | None, bits: in
     if low is not None and high is not None and low > high:
         return flint.arb(0)
     total = flint.arb(0)
-    if high is None or high >= 0:  # the offsets j ≥ 0
-        total += _half_sum(dist, max(low, 0) if low is not None else 0, high, bits)
-    if low is None or low < 0:  # the offsets j < 0, mirrored to −j ≥ 1
-        top = -low if low is not None else None
-        bottom = max(-high, 1) if high is not None else 1
-        total += _half_sum(dist, bottom, top, bits)
+    for start, stop in _magnitudes(low, high):
+        total += _half_sum(dist, start, stop, bits)
     return total
+
+
+def _magnitudes(low: int | None, high: int | None) -> list[tuple[int, int | None]]:
+    """The offsets j ∈ [low, high] (low ≤ high) as ranges [start, stop] of |j|, the offsets
+    j ≥ 0 first, then j < 0 mirrored to −j ≥ 1 (None: unbounded), since w depends on |j|."""
+    ranges: list[tuple[int, int | None]] = []
+    if high is None or high >= 0:
+        ranges.append((max(low, 0) if low is not None else 0, high))
+    if low is None or low < 0:
+        ranges.append((max(-high, 1) if high is not None else 1, -low if low is not None else None))
+    return ranges
 
 
 def normaliser(dist: DiscreteNoise, bits: int) -> Any:
@@ -154,11 +161,6 @@ def exact_mass(dist: DiscreteNoise, low: int | None, high: int | None) -> ExpSum
         return ExpSum(()) if n is None else ExpSum.exp(rate * n)
 
     total = ExpSum(())
-    if b is None or b >= 0:  # offsets j ≥ 0 within [a, b]
-        start = max(a, 0) if a is not None else 0
-        total = total + power(start) - power(None if b is None else b + 1)
-    if a is None or a < 0:  # offsets j < 0: mirrored to [max(−b, 1), −a]
-        start = max(-b, 1) if b is not None else 1
-        stop = None if a is None else -a
+    for start, stop in _magnitudes(a, b):
         total = total + power(start) - power(None if stop is None else stop + 1)
     return total

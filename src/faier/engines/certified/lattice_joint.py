@@ -42,19 +42,23 @@ class Variable(Protocol):
     high: int | None
 
 
-def _max(a: int | None, b: int | None) -> int | None:
+def tighter_low(a: int | None, b: int | None) -> int | None:
+    """The tighter of two lower bounds (None: unbounded below)."""
     return b if a is None else a if b is None else max(a, b)
 
 
-def _min(a: int | None, b: int | None) -> int | None:
+def tighter_high(a: int | None, b: int | None) -> int | None:
+    """The tighter of two upper bounds (None: unbounded above)."""
     return b if a is None else a if b is None else min(a, b)
 
 
-def _plus(a: int | None, b: int | None) -> int | None:
+def bound_plus(a: int | None, b: int | None) -> int | None:
+    """The sum of two bounds (None, unbounded, when either is)."""
     return None if a is None or b is None else a + b
 
 
-def _minus(a: int | None, b: int | None) -> int | None:
+def bound_minus(a: int | None, b: int | None) -> int | None:
+    """One bound minus another (None, unbounded, when either is)."""
     return None if a is None or b is None else a - b
 
 
@@ -65,10 +69,10 @@ def propagate(variables: list[Any], edges: dict[tuple[int, int], Bounds]) -> boo
         for (i, j), (low, high) in edges.items():
             vi, vj = variables[i], variables[j]
             updates = (
-                (vi, "low", _max(vi.low, _plus(vj.low, low))),
-                (vi, "high", _min(vi.high, _plus(vj.high, high))),
-                (vj, "low", _max(vj.low, _minus(vi.low, high))),
-                (vj, "high", _min(vj.high, _minus(vi.high, low))),
+                (vi, "low", tighter_low(vi.low, bound_plus(vj.low, low))),
+                (vi, "high", tighter_high(vi.high, bound_plus(vj.high, high))),
+                (vj, "low", tighter_low(vj.low, bound_minus(vi.low, high))),
+                (vj, "high", tighter_high(vj.high, bound_minus(vi.high, low))),
             )
             for variable, side, value in updates:
                 if value != getattr(variable, side):

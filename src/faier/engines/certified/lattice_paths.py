@@ -31,7 +31,13 @@ from typing import Any
 from faier.engines.certified import balls, lattice
 from faier.engines.certified.exppoly import ExpSum
 from faier.engines.certified.integrate import Unsupported, probability
-from faier.engines.certified.lattice_joint import joint_mass, propagate
+from faier.engines.certified.lattice_joint import (
+    bound_minus,
+    joint_mass,
+    propagate,
+    tighter_high,
+    tighter_low,
+)
 from faier.engines.certified.symbolic import Linear, NotLinear, Output, _freeze, _Run
 from faier.errors import BudgetExceeded
 from faier.mechanisms.discrete_noise import DiscreteNoise
@@ -252,19 +258,14 @@ class LatticeRun(_Run):
         if known is None and self._root(i) == self._root(j):
             return None
         vi, vj = self.tails[i], self.tails[j]
-        low = None if vi.low is None or vj.high is None else vi.low - vj.high
-        high = None if vi.high is None or vj.low is None else vi.high - vj.low
+        low, high = bound_minus(vi.low, vj.high), bound_minus(vi.high, vj.low)
         if known is not None:
-            low = low if known[0] is None else known[0] if low is None else max(low, known[0])
-            high = high if known[1] is None else known[1] if high is None else min(high, known[1])
+            low, high = tighter_low(low, known[0]), tighter_high(high, known[1])
         return [low, high]
 
     def _bound(self, i: int, j: int, low: int | None, high: int | None) -> None:
         edge = self.edges.setdefault((i, j), [None, None])
-        if low is not None:
-            edge[0] = low if edge[0] is None else max(edge[0], low)
-        if high is not None:
-            edge[1] = high if edge[1] is None else min(edge[1], high)
+        edge[0], edge[1] = tighter_low(edge[0], low), tighter_high(edge[1], high)
         self.components[self._root(j)] = self._root(i)
 
     def compare(self, difference: Tail, *, strict: bool) -> bool:
