@@ -25,8 +25,9 @@ from faier.core.budget import Budget
 from faier.core.problem import Problem
 from faier.engines.certified import balls, lattice
 from faier.engines.certified.densities import NUMBER, fill
-from faier.engines.certified.engine import _describe, _exceeds, _pairs, _plain
+from faier.engines.certified.engine import _exceeds
 from faier.engines.certified.exppoly import ExpSum
+from faier.engines.certified.intervals import describe_grid, neighbour_indices, plain
 from faier.engines.certified.lattice_paths import LatticeRun, Tail, TailVariable
 from faier.mechanisms.discrete_noise import DiscreteNoise
 from faier.mechanisms.program import Program
@@ -188,8 +189,8 @@ def _shift_witness(
             else Enclosure(*balls.floats(p / q))
         )
         return CertifiedWitness(
-            _plain(mechanism.inputs.values[i]),
-            _plain(mechanism.inputs.values[j]),
+            plain(mechanism.inputs.values[i]),
+            plain(mechanism.inputs.values[j]),
             mechanism.output_name(fill(a.skeleton, values)),
             _enclosure(p),
             Enclosure(0.0, 0.0, "0") if q is None else _enclosure(q),
@@ -212,7 +213,7 @@ def _noise_names(shapes: tuple[Shifted, ...]) -> str:
 def _shift_losses(
     problem: Problem, shapes: tuple[Shifted, ...]
 ) -> list[tuple[Fraction | None, int, int]] | None:
-    pairs = _pairs(problem, _inputs(problem))
+    pairs = neighbour_indices(problem, _inputs(problem))
     losses: list[tuple[Fraction | None, int, int]] = []
     for i, j in pairs:
         loss = _pair_loss(shapes[i], shapes[j])
@@ -244,7 +245,7 @@ def epsilon(problem: Problem, shapes: tuple[Shifted, ...], started: float) -> Re
     )
     return Result(
         target=problem.name,
-        privacy=_describe(problem, len(shapes), len(losses)),
+        privacy=describe_grid(problem, len(shapes), len(losses)),
         method=SHIFT_METHOD.format(noise=_noise_names(shapes), inputs=len(shapes)),
         epsilon_star=Loss(None) if value is None else None,
         enclosure=enclosure,
@@ -284,7 +285,7 @@ def _result(
 ) -> Result:
     return Result(
         target=problem.name,
-        privacy=_describe(problem, len(shapes), len(losses)),
+        privacy=describe_grid(problem, len(shapes), len(losses)),
         method=SHIFT_METHOD.format(noise=_noise_names(shapes), inputs=len(shapes)),
         verdict=verdict,
         epsilon=str(eps),
@@ -438,8 +439,8 @@ def verify_delta(
                     f" in coordinate {move.coordinate + 1}" if len(shapes[i].numbers) > 1 else ""
                 )
                 witness = CertifiedWitness(
-                    _plain(mechanism.inputs.values[i]),
-                    _plain(mechanism.inputs.values[j]),
+                    plain(mechanism.inputs.values[i]),
+                    plain(mechanism.inputs.values[j]),
                     f"an output {'≤' if gap.below else '≥'} {gap.edge}{where}",
                     _enclosure(gap.p),
                     _enclosure(gap.q),
@@ -527,7 +528,7 @@ def epsilon_delta(
     )
     return Result(
         target=problem.name,
-        privacy=_describe(problem, len(shapes), len(losses)),
+        privacy=describe_grid(problem, len(shapes), len(losses)),
         method=SHIFT_METHOD.format(noise=_noise_names(shapes), inputs=len(shapes))
         + DELTA_METHOD
         + "; the least ε bisected on it (δ(ε) is nonincreasing in ε)",

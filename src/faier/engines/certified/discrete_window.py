@@ -22,8 +22,9 @@ from typing import Any
 from faier.core.budget import Budget
 from faier.core.problem import Problem
 from faier.engines.certified import balls, intervals
-from faier.engines.certified.engine import _exceeds, _log_ratio, _pairs, _plain
+from faier.engines.certified.engine import _exceeds, _log_ratio
 from faier.engines.certified.exppoly import ExpSum
+from faier.engines.certified.intervals import neighbour_indices, plain
 from faier.engines.certified.lattice_paths import lattice_paths
 from faier.errors import InternalError
 from faier.mechanisms.handlers import guarded
@@ -271,8 +272,8 @@ def _exact_witness(
     q = table.probabilities[j].get(o, flint.arb(0))
     with balls.precision(BITS):
         return CertifiedWitness(
-            _plain(table.inputs[i]),
-            _plain(table.inputs[j]),
+            plain(table.inputs[i]),
+            plain(table.inputs[j]),
             mechanism.output_name(o),
             _enclosure(p),
             _enclosure(q) if o in table.probabilities[j] else Enclosure(0.0, 0.0, "0"),
@@ -287,7 +288,7 @@ def exact_verify(problem: Problem, eps: Epsilon, found: Result, budget: Budget) 
     table = _exact_enclosed(problem, budget)
     if table is None or table.exact is None:
         return found
-    for i, j in _pairs(problem, table.inputs):
+    for i, j in neighbour_indices(problem, table.inputs):
         budget.check_time()
         for o, p in table.exact[i].items():
             q = table.exact[j].get(o)
@@ -322,7 +323,7 @@ def closed_epsilon(problem: Problem, found: Result, budget: Budget) -> Result:
         return found
     best: tuple[float, ExpSum, ExpSum] | None = None
     with balls.precision(BITS):
-        for i, j in _pairs(problem, table.inputs):
+        for i, j in neighbour_indices(problem, table.inputs):
             for o, p in table.exact[i].items():
                 q = table.exact[j].get(o)
                 if q is None:

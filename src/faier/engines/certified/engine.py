@@ -39,14 +39,12 @@ from faier.engines.certified import (
 from faier.engines.certified.exppoly import ExpSum, Piecewise
 from faier.engines.certified.integrate import Unsupported, probability
 from faier.engines.certified.symbolic import Constraint, Output, Path, paths
-from faier.errors import InternalError, MechanismError
+from faier.errors import InternalError
 from faier.mechanisms.continuous import Continuous
 from faier.mechanisms.handlers import guarded
 from faier.mechanisms.program import Program
 from faier.model.values import show_input
 from faier.privacy.budget import Epsilon
-from faier.privacy.neighbours import neighbour_pairs
-from faier.privacy.specs import DifferentialPrivacy
 from faier.results import CertifiedWitness, Enclosure, Loss, Result, Statistics, Verdict
 
 MARGIN = 1e-9
@@ -225,9 +223,6 @@ class Screen:
 
 
 def screen(table: Table, problem: Problem) -> Screen:
-    privacy = problem.privacy
-    assert isinstance(privacy, DifferentialPrivacy)
-    index = {x: i for i, x in enumerate(table.inputs)}
     out_index = {o: k for k, o in enumerate(table.outputs)}
     values = np.zeros((len(table.inputs), len(table.outputs)))
     zero = np.ones(values.shape, dtype=bool)
@@ -236,20 +231,7 @@ def screen(table: Table, problem: Problem) -> Screen:
             for o, value in dist.items():
                 values[i, out_index[o]] = float(balls.ball(value).mid())
                 zero[i, out_index[o]] = False
-    pairs = (
-        table.reduced.pairs
-        if table.reduced is not None
-        else np.array(
-            [(index[x], index[y]) for x, y in neighbour_pairs(privacy.neighbours, table.inputs)],
-            dtype=np.int64,
-        ).reshape(-1, 2)
-    )
-    if len(pairs) == 0:
-        raise MechanismError(
-            f"no two inputs of {problem.name} are neighbours under "
-            f"'{privacy.neighbours.describe()}'",
-            fix="choose another neighbour relation or a larger input grid",
-        )
+    pairs = intervals.pairs_of(problem, table.inputs, table.reduced)
     infinite_ok = np.array(
         [table.interior is None or o in table.interior for o in table.outputs], dtype=bool
     )
@@ -281,8 +263,8 @@ def _witness(
     assert isinstance(mechanism, Program)
     ratio = _ratio_enclosure(p, q)
     witness = CertifiedWitness(
-        _plain(table.inputs[i]),
-        _plain(table.inputs[j]),
+        intervals.plain(table.inputs[i]),
+        intervals.plain(table.inputs[j]),
         table.names[o] if table.names is not None else mechanism.output_name(o),
         balls.enclose(p),
         balls.enclose(q),
@@ -290,10 +272,6 @@ def _witness(
         table.measure,
     )
     return witness, p, q
-
-
-def _plain(x: Hashable) -> Any:
-    return list(x) if isinstance(x, tuple) else x
 
 
 def _candidates(s: Screen, threshold: float) -> tuple[list[tuple[float, int, int, int]], bool]:
@@ -322,13 +300,6 @@ def _candidates(s: Screen, threshold: float) -> tuple[list[tuple[float, int, int
         found.append((float(ratio[k, o]), int(left[k]), int(right[k]), int(o)))
     found.sort(key=lambda c: -c[0])
     return found, False
-
-
-def _describe(problem: Problem, inputs: int, pairs: int) -> str:
-    return (
-        f"{problem.privacy.describe()}; every neighbouring pair of the {inputs} inputs of "
-        f"the grid ({pairs} ordered pairs)"
-    )
 
 
 def _sizes(table: Table | Separable, pairs: int) -> tuple[int, int]:
@@ -449,7 +420,7 @@ def verify_delta(problem: Problem, eps: Epsilon, delta: Fraction, budget: Budget
     gaps = np.nan_to_num(gaps, nan=1.0)
     near = np.nonzero(gaps.sum(axis=1) >= float(delta) - DELTA_MARGIN)[0]
     order = sorted(near, key=lambda k: -float(gaps[k].sum()))
-    describe = _describe(problem, *_sizes(table, len(s.pairs)))
+    describe = intervals.describe_grid(problem, *_sizes(table, len(s.pairs)))
     method = (
         _method(table, s, len(order))
         + "; δ(ε) = Σ max(0, p − e^ε·q) per pair, screened in float64 and, within "
@@ -510,7 +481,9 @@ def _separable_delta(
     # orbit rows: every pair among them was searched, which covers every pair orbit
     return replace(
         result,
-        privacy=_describe(problem, table.reduced.grid_inputs, table.reduced.grid_pairs),
+        privacy=intervals.describe_grid(
+            problem, table.reduced.grid_inputs, table.reduced.grid_pairs
+        ),
         method=f"{result.method}; {table.reduced.describe()}",
     )
 
@@ -533,20 +506,13 @@ def _event_witness(
     ratio = _ratio_enclosure(p, q)
     names = ", ".join(mechanism.output_name(o) for o in event)
     return CertifiedWitness(
-        _plain(table.inputs[i]),
-        _plain(table.inputs[j]),
+        intervals.plain(table.inputs[i]),
+        intervals.plain(table.inputs[j]),
         f"one of {{{names}}}",
         balls.enclose(p),
         balls.enclose(q),
         ratio,
     )
-
-
-def _pairs(problem: Problem, inputs: tuple[Hashable, ...]) -> list[tuple[int, int]]:
-    privacy = problem.privacy
-    assert isinstance(privacy, DifferentialPrivacy)
-    index = {x: i for i, x in enumerate(inputs)}
-    return [(index[x], index[y]) for x, y in neighbour_pairs(privacy.neighbours, inputs)]
 
 
 def _table(problem: Problem, budget: Budget) -> Table | Separable | gaussian.Table:
@@ -572,7 +538,7 @@ def epsilon(problem: Problem, budget: Budget) -> Result:
         return _separable_epsilon(problem, table, started, budget)
     s = screen(table, problem)
     found, infinite = _candidates(s, math.nan)
-    describe = _describe(problem, *_sizes(table, len(s.pairs)))
+    describe = intervals.describe_grid(problem, *_sizes(table, len(s.pairs)))
     stats = Statistics(comparisons=len(s.pairs))
     if infinite:
         _, i, j, o = found[0]
@@ -701,7 +667,7 @@ def verify(problem: Problem, eps: Epsilon, budget: Budget) -> Result:
         elif answer:
             violation = (i, j, o)
             break
-    describe = _describe(problem, *_sizes(table, len(s.pairs)))
+    describe = intervals.describe_grid(problem, *_sizes(table, len(s.pairs)))
     method = _method(table, s, len(found))
     stats = Statistics(seconds=time.perf_counter() - started, comparisons=len(s.pairs))
     if violation is not None:
@@ -788,7 +754,7 @@ def _separable_losses(
     problem: Problem, table: Separable
 ) -> tuple[list[tuple[Fraction | None, int, int, Hashable]], int]:
     pairs = (
-        _pairs(problem, table.inputs)
+        intervals.neighbour_indices(problem, table.inputs)
         if table.reduced is None
         else [(int(i), int(j)) for i, j in table.reduced.pairs]
     )
@@ -814,8 +780,8 @@ def _separable_witness(
     q = ExpSum(()) if b is None else densities.separable_density(b, point)
     ratio = _ratio_enclosure(p, q)
     return CertifiedWitness(
-        _plain(table.inputs[i]),
-        _plain(table.inputs[j]),
+        intervals.plain(table.inputs[i]),
+        intervals.plain(table.inputs[j]),
         mechanism.output_name(densities.fill(skeleton, point)),
         balls.enclose(p),
         balls.enclose(q),
@@ -840,7 +806,7 @@ def _separable_epsilon(
     )
     return Result(
         target=problem.name,
-        privacy=_describe(problem, *_sizes(table, pairs)),
+        privacy=intervals.describe_grid(problem, *_sizes(table, pairs)),
         method=_separable_method(table),
         epsilon_star=Loss(None) if value is None else None,
         enclosure=enclosure,
@@ -862,7 +828,7 @@ def _separable_verify(
             violation = (loss, i, j, skeleton)
         break
     stats = Statistics(seconds=time.perf_counter() - started, comparisons=pairs)
-    describe = _describe(problem, *_sizes(table, pairs))
+    describe = intervals.describe_grid(problem, *_sizes(table, pairs))
     method = _separable_method(table)
     if violation is None:
         return _verdict(problem, eps, describe, method, stats, Verdict.HOLDS, None, False)
@@ -974,8 +940,8 @@ def _curve_witness(
     with balls.precision(balls.PRECISIONS[0]):
         low, high = balls.floats(balls.ball(p) / balls.ball(q))
     return CertifiedWitness(
-        _plain(table.inputs[i]),
-        _plain(table.inputs[j]),
+        intervals.plain(table.inputs[i]),
+        intervals.plain(table.inputs[j]),
         mechanism.output_name(densities.fill(skeleton, [Fraction(v)])),
         balls.enclose(p),
         balls.enclose(q),

@@ -152,15 +152,24 @@ class _Screen:
     pairs: Any
 
 
-def pairs_of(problem: Problem, inputs: tuple[Hashable, ...]) -> Any:
-    """Ordered neighbour pairs (i, j) of the grid, as an array; bad input when there are none."""
+def neighbour_indices(problem: Problem, inputs: tuple[Hashable, ...]) -> list[tuple[int, int]]:
+    """Ordered neighbour pairs (i, j) of the grid as indices into ``inputs`` (maybe none)."""
     privacy = problem.privacy
     assert isinstance(privacy, DifferentialPrivacy)
     index = {x: i for i, x in enumerate(inputs)}
-    pairs = np.array(
-        [(index[x], index[y]) for x, y in neighbour_pairs(privacy.neighbours, inputs)],
-        dtype=np.int64,
-    ).reshape(-1, 2)
+    return [(index[x], index[y]) for x, y in neighbour_pairs(privacy.neighbours, inputs)]
+
+
+def pairs_of(problem: Problem, inputs: tuple[Hashable, ...], reduced: Reduced | None = None) -> Any:
+    """Ordered neighbour pairs (i, j) of the grid, or the reduction's pair orbits, as an
+    array; bad input when there are none."""
+    privacy = problem.privacy
+    assert isinstance(privacy, DifferentialPrivacy)
+    pairs = (
+        reduced.pairs
+        if reduced is not None
+        else np.array(neighbour_indices(problem, inputs), dtype=np.int64).reshape(-1, 2)
+    )
     if len(pairs) == 0:
         raise MechanismError(
             f"no two inputs of {problem.name} are neighbours under "
@@ -181,8 +190,7 @@ def _screen(problem: Problem, table: BallTable) -> _Screen:
             low, high = balls.floats(value)
             lower[i, k], upper[i, k] = max(low, 0.0), high
             present[i, k] = True
-    pairs = table.reduced.pairs if table.reduced is not None else pairs_of(problem, table.inputs)
-    return _Screen(lower, upper, present, pairs)
+    return _Screen(lower, upper, present, pairs_of(problem, table.inputs, table.reduced))
 
 
 def _exp_bounds(eps: float) -> tuple[float, float]:
