@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Hashable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -27,7 +27,12 @@ from faier.engines.certified import balls, lattice
 from faier.engines.certified.densities import NUMBER, fill
 from faier.engines.certified.engine import _exceeds
 from faier.engines.certified.exppoly import ExpSum
-from faier.engines.certified.intervals import describe_grid, neighbour_indices, plain
+from faier.engines.certified.intervals import (
+    describe_grid,
+    neighbour_indices,
+    plain,
+    verdict_fields,
+)
 from faier.engines.certified.lattice_paths import LatticeRun, Tail, TailVariable
 from faier.mechanisms.discrete_noise import DiscreteNoise
 from faier.mechanisms.program import Program
@@ -243,15 +248,15 @@ def epsilon(problem: Problem, shapes: tuple[Shifted, ...], started: float) -> Re
         f"{show_input(_inputs(problem)[j])} grows without bound in the output "
         "(or the outputs' supports differ): no finite ε; the witness shows a ratio above e^10"
     )
-    return Result(
-        target=problem.name,
-        privacy=describe_grid(problem, len(shapes), len(losses)),
-        method=SHIFT_METHOD.format(noise=_noise_names(shapes), inputs=len(shapes)),
+    return _result(
+        problem,
+        shapes,
+        len(losses),
+        started,
         epsilon_star=Loss(None) if value is None else None,
         enclosure=enclosure,
         certified_witness=witness,
         reason=reason,
-        statistics=Statistics(seconds=time.perf_counter() - started, comparisons=len(losses)),
     )
 
 
@@ -267,32 +272,28 @@ def verify(
             break
         target = Fraction(math.ceil(eps.value)) if math.isfinite(eps.value) else Fraction(10)
         witness = _shift_witness(problem, shapes, i, j, target)
-        return _result(
-            problem, eps, shapes, losses, Verdict.VIOLATED, witness, loss is None, started
-        )
-    return _result(problem, eps, shapes, losses, Verdict.HOLDS, None, False, started)
+        fields = verdict_fields(Verdict.VIOLATED, eps, witness, loss is None)
+        return _result(problem, shapes, len(losses), started, **fields)
+    fields = verdict_fields(Verdict.HOLDS, eps, None, False)
+    return _result(problem, shapes, len(losses), started, **fields)
 
 
 def _result(
     problem: Problem,
-    eps: Epsilon,
     shapes: tuple[Shifted, ...],
-    losses: list[Any],
-    verdict: Verdict,
-    witness: CertifiedWitness | None,
-    infinite: bool,
+    comparisons: int,
     started: float,
+    more_method: str = "",
+    **fields: Any,
 ) -> Result:
+    """Every answer's frame: the grid, the closed-form method (and what follows it), the
+    statistics."""
     return Result(
         target=problem.name,
-        privacy=describe_grid(problem, len(shapes), len(losses)),
-        method=SHIFT_METHOD.format(noise=_noise_names(shapes), inputs=len(shapes)),
-        verdict=verdict,
-        epsilon=str(eps),
-        epsilon_star=Loss(None) if infinite else None,
-        enclosure=Enclosure(math.inf, math.inf) if infinite else None,
-        certified_witness=witness,
-        statistics=Statistics(seconds=time.perf_counter() - started, comparisons=len(losses)),
+        privacy=describe_grid(problem, len(shapes), comparisons),
+        method=SHIFT_METHOD.format(noise=_noise_names(shapes), inputs=len(shapes)) + more_method,
+        statistics=Statistics(seconds=time.perf_counter() - started, comparisons=comparisons),
+        **fields,
     )
 
 
@@ -446,27 +447,34 @@ def verify_delta(
                     _enclosure(gap.q),
                     Enclosure(*balls.floats(gap.p / gap.q)),
                 )
-                return replace(
-                    _result(
-                        problem, eps, shapes, losses, Verdict.VIOLATED, witness, False, started
-                    ),
+                return _result(
+                    problem,
+                    shapes,
+                    len(losses),
+                    started,
+                    DELTA_METHOD,
                     delta=delta,
-                    method=SHIFT_METHOD.format(noise=_noise_names(shapes), inputs=len(shapes))
-                    + DELTA_METHOD,
                     reason=f"δ(ε) ∈ {_enclosure(gap.value).show()} > δ = {delta} on this pair",
+                    **verdict_fields(Verdict.VIOLATED, eps, witness, False),
                 )
             if gap.value <= limit:
                 break
         else:
             undecided = gap
     verdict = Verdict.UNKNOWN if undecided is not None else Verdict.HOLDS
-    result = replace(
-        _result(problem, eps, shapes, losses, verdict, None, False, started), delta=delta
-    )
+    reason = None
     if undecided is not None:
-        shown = _enclosure(undecided.value).show()
-        result = replace(result, reason=f"δ(ε) ∈ {shown} equals δ to {BITS[-1]} bits")
-    return replace(result, method=result.method + DELTA_METHOD)
+        reason = f"δ(ε) ∈ {_enclosure(undecided.value).show()} equals δ to {BITS[-1]} bits"
+    return _result(
+        problem,
+        shapes,
+        len(losses),
+        started,
+        DELTA_METHOD,
+        delta=delta,
+        reason=reason,
+        **verdict_fields(verdict, eps, None, False),
+    )
 
 
 EPSILON_CAP = 512
@@ -526,14 +534,13 @@ def epsilon_delta(
             math.inf if capped else math.nextafter(float(high), math.inf),
         )
     )
-    return Result(
-        target=problem.name,
-        privacy=describe_grid(problem, len(shapes), len(losses)),
-        method=SHIFT_METHOD.format(noise=_noise_names(shapes), inputs=len(shapes))
-        + DELTA_METHOD
-        + "; the least ε bisected on it (δ(ε) is nonincreasing in ε)",
+    return _result(
+        problem,
+        shapes,
+        len(losses),
+        started,
+        DELTA_METHOD + "; the least ε bisected on it (δ(ε) is nonincreasing in ε)",
         delta=delta,
         enclosure=enclosure,
         reason=stopped,
-        statistics=Statistics(seconds=time.perf_counter() - started, comparisons=len(losses)),
     )

@@ -727,12 +727,8 @@ def _verdict(
         target=problem.name,
         privacy=describe,
         method=method,
-        verdict=verdict,
-        epsilon=str(eps),
-        epsilon_star=Loss(None) if infinite else None,
-        enclosure=Enclosure(math.inf, math.inf) if infinite else None,
-        certified_witness=witness,
         statistics=stats,
+        **intervals.verdict_fields(verdict, eps, witness, infinite),
     )
 
 

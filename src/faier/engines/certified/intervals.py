@@ -296,6 +296,19 @@ def _result(
     )
 
 
+def verdict_fields(
+    verdict: Verdict, eps: Epsilon, witness: CertifiedWitness | None, infinite: bool
+) -> dict[str, Any]:
+    """A verdict's fields of ``Result``; an infinite loss also reports ε* = ∞ as an interval."""
+    return {
+        "verdict": verdict,
+        "epsilon": str(eps),
+        "epsilon_star": Loss(None) if infinite else None,
+        "enclosure": Enclosure(math.inf, math.inf) if infinite else None,
+        "certified_witness": witness,
+    }
+
+
 # ---------------------------------------------------------------- pure ε
 
 
@@ -367,19 +380,14 @@ def verify(problem: Problem, eps: Epsilon, table: BallTable, budget: Budget) -> 
             f"a ratio's ball contains e^ε at {table.bits} bits (the largest precision tried): "
             "undecided"
         )
-    infinite = outcome == "infinite"
     return _result(
         problem,
         table,
         s,
         started,
         _method(table, s, rechecked),
-        verdict=verdict,
-        epsilon=str(eps),
-        epsilon_star=Loss(None) if infinite else None,
-        enclosure=Enclosure(math.inf, math.inf) if infinite else None,
-        certified_witness=witness,
         reason=reason,
+        **verdict_fields(verdict, eps, witness, outcome == "infinite"),
     )
 
 
