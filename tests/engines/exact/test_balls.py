@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import random
 from fractions import Fraction
+from unittest.mock import patch
 
 import numpy as np
 import pytest
@@ -181,14 +182,18 @@ def test_ball_comparisons_prove_or_abstain() -> None:
 @settings(max_examples=30, deadline=None)
 @given(cases())
 def test_float_matrices_from_integers_are_the_rounded_fractions(case: Case) -> None:
-    """The CSR arrays built from integer numerators hold float(p) for every entry p."""
+    """The float matrices, dense (small systems) or CSR, hold float(p) for every entry p."""
     system, _, _ = case
-    floats = float_frontier.float_system(system)
-    for rows, matrix in zip(system.left, floats.left, strict=True):
-        dense = matrix.toarray()
-        for s, row in enumerate(rows):
-            assert [dense[s, t] for t, _ in row] == [float(p) for _, p in row]
-            assert np.count_nonzero(dense[s]) == len(row)
+    dense_floats = float_frontier.float_system(system)
+    with patch.object(float_frontier, "DENSE_UP_TO", 0):
+        sparse_floats = float_frontier.float_system(system)
+    for rows, small, large in zip(system.left, dense_floats.left, sparse_floats.left, strict=True):
+        assert isinstance(small, np.ndarray)
+        assert not isinstance(large, np.ndarray)
+        for dense in (small, large.toarray()):
+            for s, row in enumerate(rows):
+                assert [dense[s, t] for t, _ in row] == [float(p) for _, p in row]
+                assert np.count_nonzero(dense[s]) == len(row)
 
 
 @pytest.mark.parametrize("n", [5, 40])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
@@ -11,8 +12,16 @@ from hypothesis import strategies as st
 
 from faier.core.budget import Budget
 from faier.core.problem import Problem
-from faier.engines.exact import branch_and_bound, epsilon, sequence_mode
+from faier.engines.exact import (
+    branch_and_bound,
+    epsilon,
+    float_frontier,
+    integer_vectors,
+    sequence_mode,
+)
 from faier.engines.exact.float_frontier import FloatRangeError, float_system
+from faier.engines.exact.integer_vectors import integer_vector
+from faier.engines.exact.pruning import SearchCounts
 from faier.mechanisms.library.above_threshold import above_threshold
 from faier.mechanisms.library.sparse_vector import sparse_vector
 from faier.model.hmm import HMM
@@ -85,6 +94,8 @@ def test_float_frontier_equals_exact_search_and_brute_force(
     floats, _, state = best_per_length(system, comparisons, horizon, "float")
     assert floats == best_per_length(system, comparisons, horizon, "exact")[0]
     assert floats == exhaustive(system, comparisons, horizon)
+    with patch.object(float_frontier, "DENSE_UP_TO", 0):  # CSR matrices, as for large systems
+        assert best_per_length(system, comparisons, horizon, "float")[0] == floats
     for record in sequence_mode.cumulative(state):
         if record is not None:
             comparison = comparisons[record.comparison]
@@ -108,6 +119,31 @@ def test_interactive_mechanisms_agree_in_both_arithmetics(mechanism: object) -> 
     assert floats.witness is not None and exact.witness is not None
     assert loss_of(floats.witness.p, floats.witness.q) == loss_of(exact.witness.p, exact.witness.q)
     assert "float64 frontier" in floats.method and "float64" not in exact.method
+
+
+def test_merge_keys_that_collide_are_told_apart_exactly() -> None:
+    """(1, 2) and (1, 7) share a fingerprint modulo 5 but not a direction: both stay."""
+    one = Fraction(1)
+    hmm = HMM(("s0", "s1"), ("o",), ((one, Fraction(0)), (Fraction(0), one)), ((one,), (one,)), {})
+    system = sequence_mode.hmm_system(hmm)
+    vectors = [integer_vector({0: one, 1: Fraction(k)}) for k in (2, 7, 12)]
+    frontier: branch_and_bound.Frontier = {
+        (i, -1): branch_and_bound._Node(v, v, 1, 1, 0, ()) for i, v in enumerate(vectors)
+    }
+    state = sequence_mode.SearchState(2, [None] * 3)
+    counts = SearchCounts()
+    with patch.object(integer_vectors, "_PRIME", 5):
+        assert len({v.fingerprint() for v in vectors}) == 1
+        following = branch_and_bound._extend(
+            system, frontier, 1, 2, Budget(), state, counts, branch_and_bound._keep_all, [0]
+        )
+    assert len(following) == 3 and counts.merged == 0
+    twice = {**frontier, (3, -1): branch_and_bound._Node(vectors[1], vectors[1], 1, 2, 0, ())}
+    with patch.object(integer_vectors, "_PRIME", 5):
+        following = branch_and_bound._extend(
+            system, twice, 1, 2, Budget(), state, counts, branch_and_bound._keep_all, [0]
+        )
+    assert len(following) == 3 and counts.merged == 1
 
 
 def decaying_hmm(rate: Fraction) -> HMM:

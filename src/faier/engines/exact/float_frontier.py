@@ -47,7 +47,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, Union
 
 import numpy as np
 from numpy.typing import NDArray
@@ -106,25 +106,32 @@ class FloatRangeError(ArithmeticError):
     """A float could leave the normal range; the exact search must take over."""
 
 
+FloatMatrix = Union["csr_matrix", Floats]
+DENSE_UP_TO = 64
+"""Systems with at most this many states get dense float matrices: no scipy import
+(70 ms of Above Threshold's 2 s) and small dense products are as fast."""
+
+
 @dataclass(frozen=True)
 class FloatSystem:
-    """Per-symbol float64 matrices of both sides (a symbol's rows shared where they are)."""
+    """Per-symbol float64 matrices of both sides (a symbol's rows shared where they are):
+    CSR, or dense arrays for small systems."""
 
-    left: tuple[csr_matrix, ...]
-    right: tuple[csr_matrix, ...]
+    left: tuple[FloatMatrix, ...]
+    right: tuple[FloatMatrix, ...]
 
 
 def float_system(system: SequenceSystem) -> FloatSystem:
-    """The step matrices as float64 CSR; refuses entries too small for float64 work.
+    """The step matrices in float64; refuses entries too small for float64 work.
 
-    scipy is imported here, not with the module: a grid search never needs it.
+    scipy is imported only for systems above :data:`DENSE_UP_TO` states.
     """
-    from scipy import sparse
+    n = system.size
 
-    def matrix(rows: Rows) -> csr_matrix:
+    def arrays(rows: Rows) -> tuple[Floats, Indices, Indices]:
         fast = _from_integers(rows)
         if fast is not None:
-            return sparse.csr_matrix(fast, shape=(system.size, system.size))
+            return fast
         data, cols, ptr = [], [], [0]
         for row in rows:
             for t, p in row:
@@ -134,14 +141,21 @@ def float_system(system: SequenceSystem) -> FloatSystem:
                 data.append(value)
                 cols.append(t)
             ptr.append(len(data))
-        return sparse.csr_matrix(
-            (np.array(data, dtype=np.float64), np.array(cols, dtype=np.int64), ptr),
-            shape=(system.size, system.size),
-        )
+        return np.array(data, dtype=np.float64), np.array(cols, dtype=np.int64), np.array(ptr)
 
-    cache: dict[int, csr_matrix] = {}
+    def matrix(rows: Rows) -> FloatMatrix:
+        data, cols, ptr = arrays(rows)
+        if n <= DENSE_UP_TO:
+            dense = np.zeros((n, n))
+            np.add.at(dense, (np.repeat(np.arange(n), np.diff(ptr)), cols), data)
+            return dense
+        from scipy import sparse
 
-    def shared(rows: Rows) -> csr_matrix:
+        return sparse.csr_matrix((data, cols, ptr), shape=(n, n))
+
+    cache: dict[int, FloatMatrix] = {}
+
+    def shared(rows: Rows) -> FloatMatrix:
         if id(rows) not in cache:
             cache[id(rows)] = matrix(rows)
         return cache[id(rows)]

@@ -45,7 +45,7 @@ from faier.engines.exact.sequence_mode import Rows, SequenceSystem, _flint, _int
 from faier.results import Loss
 
 if TYPE_CHECKING:
-    from scipy.sparse import csr_matrix
+    from faier.engines.exact.float_frontier import FloatMatrix
 
 MAX_WORDS = 128
 """Columns over all lengths 1..J per side: 3 symbols give J = 4, 4 symbols J = 3."""
@@ -151,7 +151,7 @@ class Lookahead:
         return self._exact[key]
 
     def float_columns(
-        self, length: int, left: tuple[csr_matrix, ...], right: tuple[csr_matrix, ...]
+        self, length: int, left: tuple[FloatMatrix, ...], right: tuple[FloatMatrix, ...]
     ) -> tuple[Floats, Floats]:
         """The same columns in float64 (n × words), from the frontier's float matrices."""
         if length not in self._floats:
