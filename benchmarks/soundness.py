@@ -53,7 +53,9 @@ Kinds and what is cross-checked:
   Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ) by scipy's norm.cdf, μ = √n/σ): the
   certified ε* and verdict at a random ε, a verdict at (ε, δ) below ε* against
   δ(ε) = max over pairs of Σ max(0, P_x − e^ε P_y), and on a sample the least
-  ε for that δ; mpmath rechecks a disagreement as above.
+  ε for that δ; mpmath rechecks a disagreement as above.  The Gaussian
+  mechanism's pure ε* must be ∞ and its pure claims violated, each witness's
+  densities recomputed by scipy's normal pdf.
 - ``discrete``: programs drawing ``faier.discrete_laplace`` or
   ``faier.discrete_gaussian`` (clamped noisy counts, ⊤/⊥ against a
   threshold, the argmax of noisy counts) against float sums over the window
@@ -70,6 +72,7 @@ Kinds and what is cross-checked:
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import dataclasses
 import functools
@@ -79,6 +82,7 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -2209,6 +2213,55 @@ def _judged_with_recheck(
     check.report.notes += first.report.notes
 
 
+def judge_unbounded(check: Checker, case: GaussianCase, result: Result, verdict: Result) -> None:
+    """The Gaussian mechanism has no finite pure ε: ε* must be ∞ and a claim never holds; a
+    violation's witness densities are recomputed as products of scipy's normal densities and
+    their ratio must exceed e^ε."""
+    from scipy import stats
+
+    enclosure = result.enclosure
+    if enclosure is None:
+        check.report.notes.append(f"unknown ε* ({result.reason})")
+    else:
+        check.expect(
+            math.isinf(enclosure.lower),
+            f"certified ε* in [{enclosure.lower!r}, {enclosure.upper!r}]; the Gaussian "
+            "mechanism has no finite ε",
+        )
+    if verdict.verdict is Verdict.UNKNOWN or verdict.verdict is None:
+        check.report.notes.append(f"unknown at ε={case.claim} ({verdict.reason})")
+        return
+    check.expect(
+        verdict.verdict is Verdict.VIOLATED,
+        f"holds at ε={case.claim}; the Gaussian mechanism has no finite ε",
+    )
+    witness = verdict.certified_witness
+    if verdict.verdict is not Verdict.VIOLATED:
+        return
+    check.expect(witness is not None, f"violated at ε={case.claim} without a witness")
+    if witness is None:
+        return
+    x, y = tuple(witness.left_value), tuple(witness.right_value)
+    t = [float(v) for v in _parse_output(witness.output)]
+    sigma = float(case.sigma)
+
+    def log_density(at: tuple[int, ...]) -> float:
+        return sum(float(stats.norm.logpdf(v, q, sigma)) for v, q in zip(t, at, strict=True))
+
+    # far-out witnesses underflow (σ = 9 needs outputs ~36σ out to exceed e^4): logs decide
+    lp, lq = log_density(x), log_density(y)
+    check.expect(
+        (x, y) in _grid_pairs(case.n, case.m)
+        and math.isclose(witness.p.middle, math.exp(lp), rel_tol=1e-9, abs_tol=1e-300)
+        and math.isclose(witness.q.middle, math.exp(lq), rel_tol=1e-9, abs_tol=1e-300)
+        and math.isclose(math.log(witness.ratio.middle), lp - lq, rel_tol=1e-9, abs_tol=1e-9)
+        and lp - lq > float(case.claim) + QUAD_TOL,
+        f"witness {x} vs {y} → {witness.output}: certified densities {witness.p.middle!r}, "
+        f"{witness.q.middle!r}, ratio {witness.ratio.middle!r}; scipy log densities {lp!r}, "
+        f"{lq!r} (claim ε={case.claim})",
+    )
+
+
 def case_gaussian(seed: int, rates: Rates, check: Checker) -> str:
     rng = random.Random(seed)
     case = random_gaussian(rng)
@@ -2227,6 +2280,7 @@ def case_gaussian(seed: int, rates: Rates, check: Checker) -> str:
         judge_delta(check, case.claim, case.delta, verdict, closed)
         least = faier.epsilon(problem, delta=str(case.delta))
         judge_least_epsilon(check, case.delta, least, closed)
+        judge_unbounded(check, case, faier.epsilon(problem), faier.verify(problem, str(case.claim)))
         return f"{case!r}; closed-form δ(ε) = {truth!r}"
     check.used("numeric-integration")
 
@@ -2364,6 +2418,17 @@ def run_all(
     return reports, time.perf_counter() - started
 
 
+def unknown_reasons(notes: Sequence[str]) -> list[tuple[str, int]]:
+    """Unknown answers grouped by what was asked and why, the claim's numbers left out."""
+    shapes = re.compile(r"(ε|δ)=[^ ,()]+|\b\d+(\.\d+)?(e-?\d+)?\b")
+
+    def general(match: re.Match[str]) -> str:
+        return f"{match.group(1)}=#" if match.group(1) else "#"
+
+    counts = collections.Counter(shapes.sub(general, n)[:160] for n in notes)
+    return counts.most_common()
+
+
 def summary(reports: Sequence[CaseReport], seconds: float, seed: int, slowest: int = 5) -> str:
     """The table: cases, disagreements and engines per kind, then each disagreement, the slowest."""
     lines = [f"{'kind':<12} {'cases':>6} {'disagree':>9} {'s/case':>8}  engines"]
@@ -2381,9 +2446,13 @@ def summary(reports: Sequence[CaseReport], seconds: float, seed: int, slowest: i
         f"total: {len(reports)} cases, {len(bad_reports)} with disagreements, "
         f"{seconds:.1f} s wall ({rate:.2f} cases/s), seed {seed}"
     )
-    unknown = sum(1 for r in reports for n in r.notes if n.startswith("unknown"))
+    unknown = [n for r in reports for n in r.notes if n.startswith("unknown")]
     if unknown:
-        lines.append(f"unknown answers (counted, not disagreements): {unknown}")
+        lines.append(f"unknown answers (counted, not disagreements): {len(unknown)}")
+        lines += [f"  {count:>5}  {why}" for why, count in unknown_reasons(unknown)]
+    boundary = sum(1 for r in reports for n in r.notes if n.startswith("boundary"))
+    if boundary:
+        lines.append(f"claims within the references' tolerance of ε* or δ (not judged): {boundary}")
     for r in bad_reports:
         lines.append(f"\nDISAGREEMENT kind={r.kind} case seed={r.seed}")
         lines.append(

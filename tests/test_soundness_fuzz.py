@@ -87,6 +87,64 @@ def test_gaussian_and_integer_noise_cases_agree_with_references(soundness: Modul
     assert not bad, soundness.summary(reports, 1.0, 2024)
 
 
+def test_gaussian_and_integer_noise_judges_catch_planted_errors(soundness: ModuleType) -> None:
+    """A wrong certified answer must count: the Gaussian mechanism said to hold at a pure ε,
+    its witness's density off by 1%, a finite ε* for it; a discrete case's ε* interval
+    moved off the window sums, its verdict flipped, its witness probability off by 1%."""
+    import dataclasses
+    import random
+    from fractions import Fraction
+
+    import faier
+    from faier.results import Enclosure, Verdict
+
+    def disagreements(judge: object, *args: object) -> list[str]:
+        check = soundness.Checker(soundness.CaseReport("planted", 0))
+        judge(check, *args)  # type: ignore[operator]
+        return list(check.report.disagreements)
+
+    gauss = soundness.GaussianCase(
+        "mechanism", 2, Fraction(2), Fraction(1), Fraction(0), Fraction(1), Fraction(1, 100)
+    )
+    problem = soundness.gaussian_problem(gauss)
+    star, verdict = faier.epsilon(problem), faier.verify(problem, "1")
+    judge_unbounded = soundness.judge_unbounded
+    assert not disagreements(judge_unbounded, gauss, star, verdict)
+    witness = verdict.certified_witness
+    assert verdict.verdict is Verdict.VIOLATED and witness is not None
+    off = dataclasses.replace(witness, p=Enclosure(witness.p.lower * 1.01, witness.p.upper * 1.01))
+    finite = dataclasses.replace(star, enclosure=Enclosure(3.0, 3.1))
+    for planted in (
+        (star, dataclasses.replace(verdict, verdict=Verdict.HOLDS, certified_witness=None)),
+        (star, dataclasses.replace(verdict, certified_witness=off)),
+        (finite, verdict),
+    ):
+        assert disagreements(judge_unbounded, gauss, *planted)
+
+    seed = next(
+        s for s in range(1, 500) if soundness.random_discrete(random.Random(s)).shape == "threshold"
+    )
+    case = soundness.random_discrete(random.Random(seed))
+    problem = soundness.discrete_problem(case)
+    reference, table = soundness._table_epsilon(
+        lambda x: soundness.discrete_reference(case, x), case.n, case.m
+    )
+    case = dataclasses.replace(case, claim=Fraction(str(round(reference * 0.9, 4))))
+    star, verdict = faier.epsilon(problem), faier.verify(problem, str(case.claim))
+    judge = soundness.judge_continuous
+    assert not disagreements(judge, case, star, verdict, reference, table)
+    witness = verdict.certified_witness
+    assert verdict.verdict is Verdict.VIOLATED and witness is not None and star.enclosure
+    moved = Enclosure(star.enclosure.lower + 1e-4, star.enclosure.upper + 1e-4)
+    off = dataclasses.replace(witness, q=Enclosure(witness.q.lower * 1.01, witness.q.upper * 1.01))
+    for planted in (
+        (dataclasses.replace(star, enclosure=moved), verdict),
+        (star, dataclasses.replace(verdict, verdict=Verdict.HOLDS, certified_witness=None)),
+        (star, dataclasses.replace(verdict, certified_witness=off)),
+    ):
+        assert disagreements(judge, case, *planted, reference, table)
+
+
 def test_certified_events_agree_with_samples(soundness: ModuleType) -> None:
     import random
 
