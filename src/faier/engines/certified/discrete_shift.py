@@ -34,6 +34,7 @@ from faier.engines.certified.intervals import (
     verdict_fields,
 )
 from faier.engines.certified.lattice_paths import LatticeRun, Tail, TailVariable
+from faier.engines.certified.least_epsilon import least_epsilon
 from faier.mechanisms.discrete_noise import DiscreteNoise
 from faier.mechanisms.program import Program
 from faier.model.values import show_input
@@ -504,34 +505,14 @@ def epsilon_delta(
             answer = None
         return answer
 
-    low: Fraction | None = None  # None: no ε is known to be too small
-    high = Fraction(0)
-    stopped = None
-    if above(high) is not False:
-        floor, high = Fraction(0), Fraction(1)
-        while (state := above(high)) is not False:
-            if state:
-                floor = high
-            if high >= EPSILON_CAP:
-                stopped = f"δ(ε) stays above δ up to ε = {EPSILON_CAP}"
-                break
-            high *= 2
-        while stopped is None and high - floor > Fraction(1, 10**10) * max(Fraction(1), floor):
-            middle = (floor + high) / 2
-            state = above(middle)
-            if state is None:
-                stopped = "the balls cannot separate δ(ε) from δ between these bounds"
-                break
-            floor, high = (middle, high) if state else (floor, middle)
-        low = floor
-    lower = 0.0 if low is None else float(low)
-    capped = stopped is not None and "stays above" in stopped
+    bracket = least_epsilon(above, Fraction(0), Fraction(EPSILON_CAP), Fraction(1, 10**10))
+    lower = 0.0 if bracket.low is None else float(bracket.low)
     enclosure = (
         Enclosure(0.0, 0.0, "0")
-        if high == 0
+        if bracket.high == 0
         else Enclosure(
             math.nextafter(lower, -math.inf) if lower else 0.0,
-            math.inf if capped else math.nextafter(float(high), math.inf),
+            math.inf if bracket.high is None else math.nextafter(float(bracket.high), math.inf),
         )
     )
     return _result(
@@ -542,5 +523,5 @@ def epsilon_delta(
         DELTA_METHOD + "; the least ε bisected on it (δ(ε) is nonincreasing in ε)",
         delta=delta,
         enclosure=enclosure,
-        reason=stopped,
+        reason=bracket.stopped,
     )

@@ -21,6 +21,7 @@ from typing import Any
 from faier.core.problem import Problem
 from faier.engines.certified import balls, densities, intervals
 from faier.engines.certified.integrate import Unsupported
+from faier.engines.certified.least_epsilon import least_epsilon
 from faier.engines.certified.symbolic import Path
 from faier.mechanisms.program import Program
 from faier.privacy.budget import Epsilon
@@ -285,31 +286,26 @@ def epsilon_delta(problem: Problem, delta: Fraction, table: Numbers, started: fl
                     return False
         return None
 
-    if worst.mu2 == 0 or above(0.0) is False:
+    found = (
+        least_epsilon(above, 0.0, intervals.EPSILON_CAP, intervals.TARGET / 4)
+        if worst.mu2 != 0
+        else None
+    )
+    if found is None or found.high == 0.0:
         return _numbers_result(
             problem, table, worst, started, delta=delta, enclosure=Enclosure(0.0, 0.0)
         )
-    low, high = 0.0, 1.0
-    reason = None
-    while above(high) is not False:
-        low, high = high, high * 2
-        if high > intervals.EPSILON_CAP:
-            return _numbers_result(
-                problem,
-                table,
-                worst,
-                started,
-                delta=delta,
-                enclosure=Enclosure(low, math.inf),
-                reason=f"δ(ε) stays above δ up to ε = {intervals.EPSILON_CAP:g}",
-            )
-    while high - low > intervals.TARGET * max(1.0, low) / 4:
-        middle = (low + high) / 2
-        verdict = above(middle)
-        if verdict is None:
-            reason = "the balls cannot separate δ(ε) from δ between these bounds"
-            break
-        low, high = (middle, high) if verdict else (low, middle)
+    low, high, reason = found.low or 0.0, found.high, found.stopped
+    if high is None:
+        return _numbers_result(
+            problem,
+            table,
+            worst,
+            started,
+            delta=delta,
+            enclosure=Enclosure(low, math.inf),
+            reason=reason,
+        )
     with balls.precision(balls.PRECISIONS[0]):
         witness = _delta_event(problem, table, worst, flint.arb(low))
     return _numbers_result(

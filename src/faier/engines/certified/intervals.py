@@ -46,6 +46,7 @@ from faier.core.budget import Budget
 from faier.core.problem import Problem
 from faier.engines.certified import balls
 from faier.engines.certified.exppoly import ExpSum
+from faier.engines.certified.least_epsilon import least_epsilon
 from faier.errors import InternalError, MechanismError
 from faier.mechanisms.program import Program
 from faier.privacy.budget import Epsilon
@@ -617,33 +618,8 @@ def _bisect(
                 settled = settled and bool(total <= bound)
         return False if settled else None
 
-    start = above(0.0)
-    if start is False:
-        return None, 0.0, None
-    low: float | None = 0.0 if start else None
-    high = 1.0
-    while True:
-        verdict = above(high)
-        if verdict is False:
-            break
-        if verdict:
-            low = high
-        if high >= EPSILON_CAP:
-            return low, None, f"δ(ε) stays above δ up to ε = {EPSILON_CAP:g}"
-        high *= 2
-    for _ in range(200):
-        base = 0.0 if low is None else low
-        if high - base <= TARGET * max(1.0, base) / 4:
-            break
-        middle = (base + high) / 2
-        verdict = above(middle)
-        if verdict is None:
-            return low, high, "the balls cannot separate δ(ε) from δ between these bounds"
-        if verdict:
-            low = middle
-        else:
-            high = middle
-    return low, high, None
+    found = least_epsilon(above, 0.0, EPSILON_CAP, TARGET / 4)
+    return found.low, found.high, found.stopped
 
 
 def epsilon_delta(problem: Problem, delta: Fraction, table: BallTable, budget: Budget) -> Result:
