@@ -428,6 +428,11 @@ def verify_delta(
     moves, losses = found
     mechanism = problem.mechanism
     assert isinstance(mechanism, Program)
+
+    def answer(verdict: Verdict, witness: CertifiedWitness | None, reason: str | None) -> Result:
+        fields = {**verdict_fields(verdict, eps, witness, False), "delta": delta, "reason": reason}
+        return _result(problem, shapes, len(losses), started, DELTA_METHOD, **fields)
+
     undecided: _Gap | None = None
     for i, j, move in moves:
         budget.check_time()
@@ -448,34 +453,16 @@ def verify_delta(
                     _enclosure(gap.q),
                     Enclosure(*balls.floats(gap.p / gap.q)),
                 )
-                return _result(
-                    problem,
-                    shapes,
-                    len(losses),
-                    started,
-                    DELTA_METHOD,
-                    delta=delta,
-                    reason=f"δ(ε) ∈ {_enclosure(gap.value).show()} > δ = {delta} on this pair",
-                    **verdict_fields(Verdict.VIOLATED, eps, witness, False),
-                )
+                reason = f"δ(ε) ∈ {_enclosure(gap.value).show()} > δ = {delta} on this pair"
+                return answer(Verdict.VIOLATED, witness, reason)
             if gap.value <= limit:
                 break
         else:
             undecided = gap
-    verdict = Verdict.UNKNOWN if undecided is not None else Verdict.HOLDS
-    reason = None
-    if undecided is not None:
-        reason = f"δ(ε) ∈ {_enclosure(undecided.value).show()} equals δ to {BITS[-1]} bits"
-    return _result(
-        problem,
-        shapes,
-        len(losses),
-        started,
-        DELTA_METHOD,
-        delta=delta,
-        reason=reason,
-        **verdict_fields(verdict, eps, None, False),
-    )
+    if undecided is None:
+        return answer(Verdict.HOLDS, None, None)
+    shown = _enclosure(undecided.value).show()
+    return answer(Verdict.UNKNOWN, None, f"δ(ε) ∈ {shown} equals δ to {BITS[-1]} bits")
 
 
 EPSILON_CAP = 512

@@ -213,14 +213,13 @@ def _delta_event(problem: Problem, table: Numbers, worst: _Worst, eps: Any) -> C
     root2 = _sqrt2()
     p = (-(mu / 2 - eps / mu) / root2).erfc() / 2
     q = (-(-mu / 2 - eps / mu) / root2).erfc() / 2
-    return CertifiedWitness(
-        intervals.plain(table.inputs[worst.i]),
-        intervals.plain(table.inputs[worst.j]),
+    return intervals.mass_witness(
+        table.inputs[worst.i],
+        table.inputs[worst.j],
         "outputs where the log density ratio exceeds ε (a half-space: "
         "Σ (cᵢ − c′ᵢ)(vᵢ − (cᵢ + c′ᵢ)/2)/σᵢ² > ε)",
-        intervals.enclose(p),
-        intervals.enclose(q),
-        Enclosure(*balls.floats(p / q)),
+        p,
+        q,
     )
 
 
@@ -291,30 +290,22 @@ def epsilon_delta(problem: Problem, delta: Fraction, table: Numbers, started: fl
         if worst.mu2 != 0
         else None
     )
-    if found is None or found.high == 0.0:
-        return _numbers_result(
-            problem, table, worst, started, delta=delta, enclosure=Enclosure(0.0, 0.0)
-        )
-    low, high, reason = found.low or 0.0, found.high, found.stopped
-    if high is None:
-        return _numbers_result(
-            problem,
-            table,
-            worst,
-            started,
-            delta=delta,
-            enclosure=Enclosure(low, math.inf),
-            reason=reason,
-        )
-    with balls.precision(balls.PRECISIONS[0]):
-        witness = _delta_event(problem, table, worst, flint.arb(low))
+    enclosure, witness, reason = Enclosure(0.0, 0.0), None, None
+    if found is not None and found.high != 0.0:
+        low, reason = found.low or 0.0, found.stopped
+        if found.high is None:
+            enclosure = Enclosure(low, math.inf)
+        else:
+            enclosure = Enclosure(low, found.high)
+            with balls.precision(balls.PRECISIONS[0]):
+                witness = _delta_event(problem, table, worst, flint.arb(low))
     return _numbers_result(
         problem,
         table,
         worst,
         started,
         delta=delta,
-        enclosure=Enclosure(low, high),
+        enclosure=enclosure,
         certified_witness=witness,
         reason=reason,
     )

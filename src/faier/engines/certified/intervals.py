@@ -239,6 +239,14 @@ def enclose(value: Any) -> Enclosure:
     return Enclosure(max(low, 0.0), high)
 
 
+def mass_witness(x: Hashable, y: Hashable, event: str, p: Any, q: Any) -> CertifiedWitness:
+    """A witness event of inputs x and y with its two probabilities as balls and their
+    ratio (q certainly positive)."""
+    return CertifiedWitness(
+        plain(x), plain(y), event, enclose(p), enclose(q), Enclosure(*balls.floats(p / q))
+    )
+
+
 def _ratio(p: Any, q: Any) -> Enclosure:
     if q is None:
         return Enclosure(math.inf, math.inf, "∞")

@@ -116,14 +116,13 @@ def _witness(run: Released, worst: _Worst, eps: Any) -> CertifiedWitness:
     s = balls._rational(worst.shift)
     p = 1 - ((eps - s) / 2).exp() / 2
     q = (-(s + eps) / 2).exp() / 2
-    return CertifiedWitness(
-        intervals.plain(run.inputs[worst.i]),
-        intervals.plain(run.inputs[worst.j]),
+    return intervals.mass_witness(
+        run.inputs[worst.i],
+        run.inputs[worst.j],
         "outputs where the log density ratio exceeds ε (the differing number beyond the point "
         "where |v − c′| − |v − c| = ε·b, on c's side)",
-        intervals.enclose(p),
-        intervals.enclose(q),
-        Enclosure(*balls.floats(p / q)),
+        p,
+        q,
     )
 
 
