@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -23,13 +24,13 @@ from faier.core.budget import Budget
 from faier.core.problem import Problem
 from faier.engines.certified import discrete_shift as shift
 from faier.engines.certified import discrete_window as window
-from faier.engines.certified import intervals
+from faier.engines.certified import engine, intervals
 from faier.engines.certified.integrate import Unsupported
 from faier.mechanisms.continuous import Continuous
 from faier.mechanisms.discrete_noise import DiscreteNoise
 from faier.mechanisms.program import Program
 from faier.privacy.budget import Epsilon
-from faier.results import Result, Statistics, Verdict
+from faier.results import Result, Verdict
 
 
 class _Found(Exception):
@@ -69,78 +70,85 @@ def draws_integer_noise(problem: Problem) -> bool:
     return False
 
 
-def _unsupported(problem: Problem, eps: Epsilon | None, reason: str, started: float) -> Result:
-    return Result(
-        target=problem.name,
-        privacy=problem.privacy.describe(),
-        method="certified: symbolic execution over integer noise",
-        verdict=None if eps is None else Verdict.UNKNOWN,
-        epsilon=None if eps is None else str(eps),
-        reason=reason,
-        statistics=Statistics(seconds=time.perf_counter() - started),
-    )
+METHOD = "certified: symbolic execution over integer noise"
+
+
+def _answer(
+    problem: Problem,
+    eps: Epsilon | None,
+    delta: Fraction | None,
+    budget: Budget,
+    closed_form: Callable[[tuple[shift.Shifted, ...], float], Result | None],
+    on_window: Callable[[intervals.BallTable], Result],
+) -> Result:
+    """The closed form where every input releases shifted noise, else the decision on the
+    window's certified table; unknown with the reason where neither applies."""
+    started = time.perf_counter()
+    shapes = shift.shifted_shape(problem)
+    if shapes is not None:
+        found = closed_form(shapes, started)
+        if found is not None:
+            return found
+    try:
+        table = window.ball_table(problem, window.WIDTHS[0], window.BITS, budget)
+        return on_window(table)
+    except Unsupported as exc:
+        result = engine.no_closed_form(problem, eps, str(exc), started, METHOD)
+        return result if delta is None else replace(result, delta=delta)
 
 
 def epsilon(problem: Problem, budget: Budget) -> Result:
     """ε* exactly (a released noisy integer) or as a certified interval, with its witness."""
-    started = time.perf_counter()
-    shapes = shift.shifted_shape(problem)
-    if shapes is not None:
-        found = shift.epsilon(problem, shapes, started)
-        if found is not None:
-            return found
-    try:
-        table = window.ball_table(problem, window.WIDTHS[0], window.BITS, budget)
-        return window.closed_epsilon(
+    return _answer(
+        problem,
+        None,
+        None,
+        budget,
+        lambda shapes, started: shift.epsilon(problem, shapes, started),
+        lambda table: window.closed_epsilon(
             problem, window.explained(intervals.epsilon(problem, table, budget)), budget
-        )
-    except Unsupported as exc:
-        return _unsupported(problem, None, f"no closed form: {exc}", started)
+        ),
+    )
 
 
 def verify(problem: Problem, eps: Epsilon, budget: Budget) -> Result:
     """holds (proved on enclosures), violated (a certified witness) or unknown."""
-    started = time.perf_counter()
-    shapes = shift.shifted_shape(problem)
-    if shapes is not None:
-        found = shift.verify(problem, shapes, eps, started)
-        if found is not None:
-            return found
-    try:
-        table = window.ball_table(problem, window.WIDTHS[0], window.BITS, budget)
+
+    def on_window(table: intervals.BallTable) -> Result:
         result = window.explained(intervals.verify(problem, eps, table, budget))
         if result.verdict is Verdict.UNKNOWN:
             result = window.exact_verify(problem, eps, result, budget)
         return result
-    except Unsupported as exc:
-        return _unsupported(problem, eps, f"no closed form: {exc}", started)
+
+    return _answer(
+        problem,
+        eps,
+        None,
+        budget,
+        lambda shapes, started: shift.verify(problem, shapes, eps, started),
+        on_window,
+    )
 
 
 def verify_delta(problem: Problem, eps: Epsilon, delta: Fraction, budget: Budget) -> Result:
     """(ε, δ) on certified enclosures of δ(ε) for every neighbouring pair."""
-    started = time.perf_counter()
-    shapes = shift.shifted_shape(problem)
-    if shapes is not None:
-        found = shift.verify_delta(problem, shapes, eps, delta, budget, started)
-        if found is not None:
-            return found
-    try:
-        table = window.ball_table(problem, window.WIDTHS[0], window.BITS, budget)
-        return window.explained(intervals.verify_delta(problem, eps, delta, table, budget))
-    except Unsupported as exc:
-        return replace(_unsupported(problem, eps, f"no closed form: {exc}", started), delta=delta)
+    return _answer(
+        problem,
+        eps,
+        delta,
+        budget,
+        lambda shapes, started: shift.verify_delta(problem, shapes, eps, delta, budget, started),
+        lambda table: window.explained(intervals.verify_delta(problem, eps, delta, table, budget)),
+    )
 
 
 def epsilon_delta(problem: Problem, delta: Fraction, budget: Budget) -> Result:
     """The least ε with δ(ε) ≤ δ, enclosed on the window's certified table."""
-    started = time.perf_counter()
-    shapes = shift.shifted_shape(problem)
-    if shapes is not None:
-        found = shift.epsilon_delta(problem, shapes, delta, budget, started)
-        if found is not None:
-            return found
-    try:
-        table = window.ball_table(problem, window.WIDTHS[0], window.BITS, budget)
-        return window.explained(intervals.epsilon_delta(problem, delta, table, budget))
-    except Unsupported as exc:
-        return replace(_unsupported(problem, None, f"no closed form: {exc}", started), delta=delta)
+    return _answer(
+        problem,
+        None,
+        delta,
+        budget,
+        lambda shapes, started: shift.epsilon_delta(problem, shapes, delta, budget, started),
+        lambda table: window.explained(intervals.epsilon_delta(problem, delta, table, budget)),
+    )

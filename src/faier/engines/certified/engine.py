@@ -331,11 +331,18 @@ def _method(table: Table, s: Screen, rechecked: int) -> str:
     )
 
 
-def _unsupported(problem: Problem, eps: Epsilon | None, reason: str, started: float) -> Result:
+def no_closed_form(
+    problem: Problem,
+    eps: Epsilon | None,
+    reason: str,
+    started: float,
+    method: str = "certified: symbolic execution over the noise",
+) -> Result:
+    """Unknown (no ε* for ``epsilon``): the program's shape has no closed form here, and why."""
     return Result(
         target=problem.name,
         privacy=problem.privacy.describe(),
-        method="certified: symbolic execution over the noise",
+        method=method,
         verdict=None if eps is None else Verdict.UNKNOWN,
         epsilon=None if eps is None else str(eps),
         reason=f"no closed form: {reason}",
@@ -363,7 +370,7 @@ def epsilon_delta(problem: Problem, delta: Fraction, budget: Budget) -> Result:
     try:
         table = _table(problem, budget)
     except Unsupported as exc:
-        return replace(_unsupported(problem, None, str(exc), started), delta=delta)
+        return replace(no_closed_form(problem, None, str(exc), started), delta=delta)
     if isinstance(table, gaussian.Table):
         return gaussian.epsilon_delta(problem, delta, table, budget, started)
     if isinstance(table, Separable):
@@ -400,7 +407,7 @@ def verify_delta(problem: Problem, eps: Epsilon, delta: Fraction, budget: Budget
     try:
         table = _table(problem, budget)
     except Unsupported as exc:
-        return replace(_unsupported(problem, eps, str(exc), started), delta=delta)
+        return replace(no_closed_form(problem, eps, str(exc), started), delta=delta)
     if isinstance(table, gaussian.Table):
         return gaussian.verify_delta(problem, eps, delta, table, budget, started)
     if isinstance(table, Separable):
@@ -475,7 +482,7 @@ def _separable_delta(
         else:
             result = laplace_delta.verify_delta(run, eps, delta)
     except Unsupported as exc:
-        return replace(_unsupported(problem, eps, str(exc), started), delta=delta)
+        return replace(no_closed_form(problem, eps, str(exc), started), delta=delta)
     if table.reduced is None:
         return result
     # orbit rows: every pair among them was searched, which covers every pair orbit
@@ -531,7 +538,7 @@ def epsilon(problem: Problem, budget: Budget) -> Result:
     try:
         table = _table(problem, budget)
     except Unsupported as exc:
-        return _unsupported(problem, None, str(exc), started)
+        return no_closed_form(problem, None, str(exc), started)
     if isinstance(table, gaussian.Table):
         return gaussian.epsilon(problem, table, budget, started)
     if isinstance(table, Separable):
@@ -566,7 +573,7 @@ def epsilon(problem: Problem, budget: Budget) -> Result:
                 best_low, best = low, (i, j, o)
             best_high = max(best_high, high)
     if best is None:
-        return _unsupported(problem, None, "no output is possible on both sides", started)
+        return no_closed_form(problem, None, "no output is possible on both sides", started)
     witness, p_best, q_best = _witness(
         problem, table, best[0], best[1], table.outputs[best[2]], budget
     )
@@ -648,7 +655,7 @@ def verify(problem: Problem, eps: Epsilon, budget: Budget) -> Result:
     try:
         table = _table(problem, budget)
     except Unsupported as exc:
-        return _unsupported(problem, eps, str(exc), started)
+        return no_closed_form(problem, eps, str(exc), started)
     if isinstance(table, gaussian.Table):
         return gaussian.verify(problem, eps, table, budget, started)
     if isinstance(table, Separable):
