@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -53,6 +53,8 @@ from faier.privacy.budget import Epsilon
 from faier.privacy.neighbours import neighbour_pairs
 from faier.privacy.specs import DifferentialPrivacy
 from faier.results import CertifiedWitness, Enclosure, Loss, Result, Statistics, Verdict
+
+R = TypeVar("R")
 
 if TYPE_CHECKING:
     from faier.engines.certified.orbits import Reduced
@@ -151,6 +153,23 @@ class _Screen:
     upper: Any
     present: Any
     pairs: Any
+
+
+def _refined(
+    table: BallTable,
+    attempt: Callable[[BallTable], R],
+    settled: Callable[[R], bool],
+    budget: Budget,
+) -> tuple[BallTable, R]:
+    """The attempt on the table, then on finer ones (:meth:`BallTable.finer`) while its
+    outcome is not settled: the last table and its outcome."""
+    while True:
+        outcome = attempt(table)
+        finer = None if settled(outcome) else table.finer()
+        if finer is None:
+            return table, outcome
+        table = finer
+        budget.check_time()
 
 
 def neighbour_indices(problem: Problem, inputs: tuple[Hashable, ...]) -> list[tuple[int, int]]:
@@ -370,12 +389,12 @@ def _verify_once(
 def verify(problem: Problem, eps: Epsilon, table: BallTable, budget: Budget) -> Result:
     """holds (every certified ratio ≤ e^ε), violated (a certified witness) or unknown."""
     started = time.perf_counter()
-    while True:
-        outcome, where, s, rechecked = _verify_once(problem, table, eps, budget)
-        finer = table.finer() if outcome == "unknown" else None
-        if finer is None:
-            break
-        table = finer
+    table, (outcome, where, s, rechecked) = _refined(
+        table,
+        lambda t: _verify_once(problem, t, eps, budget),
+        lambda found: found[0] != "unknown",
+        budget,
+    )
     witness = None if where is None else _witness(problem, table, *where)
     verdict = {
         "holds": Verdict.HOLDS,
@@ -450,12 +469,12 @@ def _narrow(enclosure: Enclosure) -> bool:
 def epsilon(problem: Problem, table: BallTable, budget: Budget) -> Result:
     """ε* as a certified interval (∞ with a certificate), tightened to :data:`TARGET`."""
     started = time.perf_counter()
-    while True:
-        enclosure, where, s, rechecked = _epsilon_once(problem, table, budget)
-        finer = None if _narrow(enclosure) else table.finer()
-        if finer is None:
-            break
-        table = finer
+    table, (enclosure, where, s, rechecked) = _refined(
+        table,
+        lambda t: _epsilon_once(problem, t, budget),
+        lambda found: _narrow(found[0]),
+        budget,
+    )
     witness = None if where is None else _witness(problem, table, *where)
     infinite = enclosure.lower == math.inf
     reason = None
@@ -566,12 +585,12 @@ def verify_delta(
 ) -> Result:
     """(ε, δ): holds when every pair's δ(ε) is certainly ≤ δ, violated when one is above."""
     started = time.perf_counter()
-    while True:
-        outcome, where, s, rechecked = _delta_once(problem, table, eps, delta, budget)
-        finer = table.finer() if outcome == "unknown" else None
-        if finer is None:
-            break
-        table = finer
+    table, (outcome, where, s, rechecked) = _refined(
+        table,
+        lambda t: _delta_once(problem, t, eps, delta, budget),
+        lambda found: found[0] != "unknown",
+        budget,
+    )
     witness = None
     reason = None
     if where is not None:
@@ -635,15 +654,17 @@ def epsilon_delta(problem: Problem, delta: Fraction, table: BallTable, budget: B
     if delta == 0:  # δ(ε) = 0 exactly where every ratio is ≤ e^ε: the pure ε*
         return replace(epsilon(problem, table, budget), delta=delta)
     started = time.perf_counter()
-    while True:
-        s = _screen(problem, table)
-        low, high, stopped = _limit_or_bisect(s, table, delta)
-        wide = stopped is not None and "cannot separate" in stopped
-        finer = table.finer() if wide else None
-        if finer is None:
-            break
-        table = finer
-        budget.check_time()
+
+    def attempt(t: BallTable) -> tuple[_Screen, float | None, float | None, str | None]:
+        s = _screen(problem, t)
+        return (s, *_limit_or_bisect(s, t, delta))
+
+    table, (s, low, high, stopped) = _refined(
+        table,
+        attempt,
+        lambda found: found[3] is None or "cannot separate" not in found[3],
+        budget,
+    )
     method = _method(table, s, 0, DELTA_METHOD + ", bisected over ε on its certified bounds")
     if low == math.inf:
         k = int(np.argmax(_limit(s)))
