@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 import reference as ref
 from faier.core.budget import Budget
 from faier.core.problem import Problem
-from faier.engines.exact import epsilon, sequence_mode, verify
+from faier.engines.exact import branch_and_bound, engine, epsilon, sequence_mode, verify
 from faier.mechanisms.interactive import HALTED, Interactive
 from faier.mechanisms.library.above_threshold import above_threshold
+from faier.mechanisms.library.sparse_vector import sparse_vector
 from faier.model.distribution import bernoulli
 from faier.privacy.budget import Epsilon
 from faier.privacy.specs import InteractiveDP
@@ -206,3 +207,32 @@ def test_a_dense_matrix_is_multiplied_by_flint() -> None:
     assert sequence_mode._integer_rows(matrix).dense is not None  # python-flint is installed
     vector = {s: Fraction(rng.randint(1, 10**60), rng.randint(1, 10**60)) for s in range(n)}
     assert sequence_mode._times(vector, matrix) == _fraction_times(vector, matrix)
+
+
+@pytest.mark.parametrize(
+    ("mechanism", "horizon"),
+    [
+        (above_threshold(), 30),
+        (sparse_vector("isvt4", cutoff=2), 7),
+        (sparse_vector("svt", cutoff=2), 7),
+    ],
+    ids=["at", "isvt4", "svt"],
+)
+def test_witnesses_written_in_one_pass_are_those_written_one_by_one(
+    mechanism: Interactive, horizon: int
+) -> None:
+    """Extending the previous witness's text gives the text written from scratch,
+    also for records of other comparisons, other paths and the halting symbol."""
+    problem = Problem("m", mechanism, InteractiveDP(1), horizon)
+    system, comparisons, _, _ = engine._sequence_setup(problem, Budget())
+    state = sequence_mode.SearchState(horizon, [None] * (horizon + 1))
+    branch_and_bound.merged_search(system, comparisons, horizon, Budget(), state)
+    shuffled = list(state.best[1:]) + [r for r in reversed(state.best[1:]) if r is not None]
+    for records in (sequence_mode.cumulative(state), state.best[1:], shuffled):
+        one_by_one = [
+            None
+            if r is None
+            else sequence_mode.sequence_witness(system, comparisons[r.comparison], r.path, r.p, r.q)
+            for r in records
+        ]
+        assert sequence_mode.sequence_witnesses(system, comparisons, records) == one_by_one

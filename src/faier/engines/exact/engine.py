@@ -193,13 +193,11 @@ def _analyse_sequences(
             elif not any(r is not None and r.loss.infinite for r in state.best):
                 analysis.certificate = certificate.find_certificate(system, comparisons)
     finally:
-        for k, record in enumerate(sequence_mode.cumulative(state), start=1):
-            if record is None:
-                continue
-            witness = sequence_mode.sequence_witness(
-                system, comparisons[record.comparison], record.path, record.p, record.q
-            )
-            analysis.horizons.append(HorizonRow(k, record.loss, witness, exact=finished))
+        records = sequence_mode.cumulative(state)
+        witnesses = sequence_mode.sequence_witnesses(system, comparisons, records)
+        for k, (record, witness) in enumerate(zip(records, witnesses, strict=True), start=1):
+            if record is not None:
+                analysis.horizons.append(HorizonRow(k, record.loss, witness, exact=finished))
         if analysis.horizons:
             top = analysis.horizons[-1]
             analysis.worst, analysis.witness = top.loss, top.witness

@@ -356,6 +356,78 @@ def sequence_witness(
     return Witness(comp.left_name, comp.right_name, outputs, p, q, comp.kind)
 
 
+@dataclass(frozen=True)
+class _Written:
+    """A witness and what its text was made of, for a witness one step longer."""
+
+    comparison: int
+    path: tuple[int, ...]
+    witness: Witness
+    inner: tuple[str, str]
+
+
+def sequence_witnesses(
+    system: SequenceSystem,
+    comparisons: Sequence[SequenceComparison],
+    records: Sequence[DepthRecord | None],
+) -> list[Witness | None]:
+    """:func:`sequence_witness` of each record, the same text.
+
+    A record whose path extends the previous record's by one answered step
+    extends its text and answer lists (copies in C) instead of writing them
+    again: Above Threshold's witnesses of lengths 1..1000 took 0.16 s
+    written one by one.
+    """
+    out: list[Witness | None] = []
+    last: _Written | None = None
+    for record in records:
+        if record is None:
+            out.append(None)
+            continue
+        path = tuple(record.path)
+        step = system.symbols[path[-1]] if path else None
+        if (
+            last is not None
+            and step is not None
+            and step.answers is not None
+            and record.comparison == last.comparison
+            and len(path) == len(last.path) + 1
+            and path[:-1] == last.path
+        ):
+            x, y = step.answers
+            before = last.witness
+            inner = (
+                f"{last.inner[0]}, {show_input(x)}",
+                f"{last.inner[1]}, {show_input(y)}",
+            )
+            comp = comparisons[record.comparison].comparison
+            witness = Witness(
+                left=f"{comp.left_name}, answers [{inner[0]}]",
+                right=f"{comp.right_name}, answers [{inner[1]}]",
+                output=(*before.output, step.observation),
+                p=record.p,
+                q=record.q,
+                kind="inputs",
+                left_value=[*before.left_value, x],
+                right_value=[*before.right_value, y],
+            )
+        else:
+            witness = sequence_witness(
+                system, comparisons[record.comparison], path, record.p, record.q
+            )
+            if witness.left_value is None:
+                out.append(witness)
+                last = None
+                continue
+            inner = (
+                ", ".join(show_input(v) for v in witness.left_value),
+                ", ".join(show_input(v) for v in witness.right_value),
+            )
+        out.append(witness)
+        last = _Written(record.comparison, path, witness, inner)
+    return out
+
+
 def _show_answers(answers: list[Hashable]) -> str:
     """``show_input`` of the answer tuple; plain answers joined at once (long transcripts:
     Above Threshold writes a witness of every length up to 1000)."""
