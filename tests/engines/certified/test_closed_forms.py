@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -230,3 +231,27 @@ def test_sparse_vector_paths_against_quad(
         assert exact.get(output, ExpSum(())).approx() == pytest.approx(
             quad(f, kinks), rel=1e-8, abs=1e-13
         )
+
+
+def test_pairs_of_zero_loss_do_not_hide_the_largest_loss() -> None:
+    """x[0] + Lap(1) on {0,1}²: neighbours moving x[1] have loss 0, those moving x[0] loss 1
+    (the density ratio at v = 0 is e), so ε = 1/2 is violated whichever pair is listed first."""
+    from faier.core.problem import Problem
+    from faier.privacy.neighbours import EveryQuery
+    from faier.privacy.specs import DifferentialPrivacy
+    from faier.results import Verdict
+
+    @faier.program(inputs=faier.grid(2, 1))
+    def first(x: tuple[int, int], ctx: Any) -> Any:
+        return x[0] + ctx.draw(faier.laplace(0, 1))
+
+    sup = max(lap_pdf(v, 1.0) / lap_pdf(v - 1, 1.0) for v in np.linspace(-5, 5, 1001))
+    assert sup == pytest.approx(math.e)
+    problem = Problem("first", first, DifferentialPrivacy(EveryQuery(1)))
+    violated = faier.verify(problem, "1/2")
+    assert violated.verdict is Verdict.VIOLATED
+    assert violated.certified_witness is not None
+    assert violated.certified_witness.ratio.lower > math.exp(0.5)
+    assert faier.verify(problem, "1").verdict is Verdict.HOLDS
+    star = faier.epsilon(problem).enclosure
+    assert star is not None and star.closed_form == "1"

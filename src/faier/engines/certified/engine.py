@@ -823,7 +823,7 @@ def _separable_verify(
 ) -> Result:
     losses, pairs = _separable_losses(problem, table)
     violation = None
-    for loss, i, j, skeleton in sorted(losses, key=lambda c: -(c[0] or math.inf)):
+    for loss, i, j, skeleton in sorted(losses, key=lambda c: -(math.inf if c[0] is None else c[0])):
         exceeded = True if loss is None else _exceeds(ExpSum.exp(loss), ExpSum.rational(1), eps)
         if exceeded is None:
             continue
