@@ -20,15 +20,18 @@ import resource
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import ExitStack
 from fractions import Fraction
 from pathlib import Path
+from unittest.mock import patch
 
 import machine
 
 from faier.core.budget import Budget
 from faier.core.problem import Problem
-from faier.engines.exact import branch_and_bound, engine, sequence_mode
+from faier.engines.exact import branch_and_bound, engine, incumbents, sequence_mode
+from faier.engines.exact.integer_vectors import IntegerVector
 from faier.engines.exact.pruning import SearchCounts
 from faier.mechanisms.interactive import Interactive
 from faier.mechanisms.library.above_threshold import above_threshold
@@ -166,18 +169,21 @@ def above_threshold_long() -> None:
         f"{time.perf_counter() - started:.2f} s (ε*(K) = K·ln 2 for all K)"
     )
     horizons: dict[str, list[tuple[object, ...]]] = {}
-    for arithmetic, extend in (
-        ("float", branch_and_bound._extend),
-        ("exact", branch_and_bound._extend),
-        ("float, every child's product (previous)", previous_extend),
+    for arithmetic, extend, shared in (
+        ("float", branch_and_bound._extend, True),
+        ("exact", branch_and_bound._extend, True),
+        ("float, runs from the start, merged by gcd directions (previous)", None, False),
+        ("float, every child's product (earlier)", previous_extend, False),
     ):
         started, cpu = time.perf_counter(), time.process_time()
         problem = Problem("at", above_threshold(), InteractiveDP(1), 1000)
-        current, branch_and_bound._extend = branch_and_bound._extend, extend
-        try:
+        with ExitStack() as undo:
+            if extend is not None:
+                undo.enter_context(patch.object(branch_and_bound, "_extend", extend))
+            if not shared:
+                undo.enter_context(patch.object(incumbents, "shared_prefixes", runs_alone))
+                undo.enter_context(patch.object(branch_and_bound, "_merge_key", gcd_key))
             result = engine.epsilon(problem, arithmetic=arithmetic.split(",")[0])
-        finally:
-            branch_and_bound._extend = current
         assert result.epsilon_star is not None
         assert result.epsilon_star.ratio == Fraction(2) ** 1000
         horizons[arithmetic] = [
@@ -215,6 +221,16 @@ def whole_process() -> None:
         )
 
 
+def runs_alone(runs: Sequence[incumbents.AnswerRun]) -> list[incumbents.Branch]:
+    """The previous pattern runs: each from the start, no prefix shared."""
+    return [incumbents.Branch(-1, 0)] * len(runs)
+
+
+def gcd_key(a: IntegerVector, b: IntegerVector) -> branch_and_bound.MergeKey:
+    """The previous merge key: both primitive directions (a gcd of every entry)."""
+    return (a.direction(), b.direction())
+
+
 def previous_extend(
     system: sequence_mode.SequenceSystem,
     frontier: branch_and_bound.Frontier,
@@ -226,6 +242,7 @@ def previous_extend(
     keep: branch_and_bound.Keep,
     symbols: Iterable[int],
     products: branch_and_bound.Products | None = None,
+    memo: branch_and_bound.StepsMemo | None = None,
 ) -> branch_and_bound.Frontier:
     """The pattern runs' step before recorded-only children skipped their products."""
     halted = system.halted
