@@ -25,7 +25,7 @@ from faier.core.budget import Budget
 from faier.core.problem import Problem
 from faier.engines.certified import balls, lattice
 from faier.engines.certified.densities import NUMBER, fill
-from faier.engines.certified.engine import _exceeds
+from faier.engines.certified.engine import _exceeds, largest_loss, loss_enclosure, loss_exceeds
 from faier.engines.certified.exppoly import ExpSum
 from faier.engines.certified.intervals import (
     describe_grid,
@@ -233,15 +233,8 @@ def epsilon(problem: Problem, shapes: tuple[Shifted, ...], started: float) -> Re
     losses = _shift_losses(problem, shapes)
     if losses is None or not losses:
         return None
-    infinite = [c for c in losses if c[0] is None]
-    best = infinite[0] if infinite else max(losses, key=lambda c: c[0] or 0)
-    value, i, j = best
+    value, i, j = largest_loss(losses)
     witness = _shift_witness(problem, shapes, i, j, Fraction(10))
-    enclosure = (
-        Enclosure(math.inf, math.inf)
-        if value is None
-        else Enclosure(*balls.floats(balls.ball(ExpSum.rational(value))), str(value))
-    )
     reason = (
         None
         if value is not None
@@ -255,7 +248,7 @@ def epsilon(problem: Problem, shapes: tuple[Shifted, ...], started: float) -> Re
         len(losses),
         started,
         epsilon_star=Loss(None) if value is None else None,
-        enclosure=enclosure,
+        enclosure=loss_enclosure(value),
         certified_witness=witness,
         reason=reason,
     )
@@ -267,15 +260,13 @@ def verify(
     losses = _shift_losses(problem, shapes)
     if losses is None or not losses:
         return None
-    for loss, i, j in sorted(losses, key=lambda c: -(c[0] if c[0] is not None else math.inf)):
-        exceeded = True if loss is None else _exceeds(ExpSum.exp(loss), ExpSum.rational(1), eps)
-        if not exceeded:
-            break
-        target = Fraction(math.ceil(eps.value)) if math.isfinite(eps.value) else Fraction(10)
-        witness = _shift_witness(problem, shapes, i, j, target)
-        fields = verdict_fields(Verdict.VIOLATED, eps, witness, loss is None)
+    loss, i, j = largest_loss(losses)
+    if not loss_exceeds(loss, eps):
+        fields = verdict_fields(Verdict.HOLDS, eps, None, False)
         return _result(problem, shapes, len(losses), started, **fields)
-    fields = verdict_fields(Verdict.HOLDS, eps, None, False)
+    target = Fraction(math.ceil(eps.value)) if math.isfinite(eps.value) else Fraction(10)
+    witness = _shift_witness(problem, shapes, i, j, target)
+    fields = verdict_fields(Verdict.VIOLATED, eps, witness, loss is None)
     return _result(problem, shapes, len(losses), started, **fields)
 
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -649,6 +649,26 @@ def _exceeds(p: ExpSum, q: ExpSum, eps: Epsilon) -> bool | None:
     return None
 
 
+L = TypeVar("L", bound=tuple[Any, ...])
+
+
+def largest_loss(losses: Sequence[L]) -> L:
+    """The entry (exact loss or None for ∞, then where) of largest loss, the first found."""
+    return max(losses, key=lambda c: math.inf if c[0] is None else c[0])
+
+
+def loss_exceeds(loss: Fraction | None, eps: Epsilon) -> bool | None:
+    """e^loss > e^ε, decided exactly (None: undecided, never counted as exceeding)."""
+    return True if loss is None else _exceeds(ExpSum.exp(loss), ExpSum.rational(1), eps)
+
+
+def loss_enclosure(loss: Fraction | None) -> Enclosure:
+    """An exact loss as ε*'s interval, its closed form shown (∞ for None)."""
+    if loss is None:
+        return Enclosure(math.inf, math.inf)
+    return Enclosure(*balls.floats(balls.ball(ExpSum.rational(loss))), str(loss))
+
+
 def verify(problem: Problem, eps: Epsilon, budget: Budget) -> Result:
     """holds (every comparison ≤ e^ε, proved), violated (a certified witness) or unknown."""
     started = time.perf_counter()
@@ -797,22 +817,14 @@ def _separable_epsilon(
     problem: Problem, table: Separable, started: float, budget: Budget
 ) -> Result:
     losses, pairs = _separable_losses(problem, table)
-    infinite = [c for c in losses if c[0] is None]
-    best = infinite[0] if infinite else max(losses, key=lambda c: c[0] or 0)
-    _, i, j, skeleton = best
+    value, i, j, skeleton = largest_loss(losses)
     witness = _separable_witness(problem, table, i, j, skeleton, budget)
-    value = best[0]
-    enclosure = (
-        Enclosure(math.inf, math.inf)
-        if value is None
-        else Enclosure(*balls.floats(balls.ball(ExpSum.rational(value))), str(value))
-    )
     return Result(
         target=problem.name,
         privacy=intervals.describe_grid(problem, *_sizes(table, pairs)),
         method=_separable_method(table),
         epsilon_star=Loss(None) if value is None else None,
-        enclosure=enclosure,
+        enclosure=loss_enclosure(value),
         certified_witness=witness,
         statistics=Statistics(seconds=time.perf_counter() - started, comparisons=pairs),
     )
@@ -822,20 +834,12 @@ def _separable_verify(
     problem: Problem, table: Separable, eps: Epsilon, started: float, budget: Budget
 ) -> Result:
     losses, pairs = _separable_losses(problem, table)
-    violation = None
-    for loss, i, j, skeleton in sorted(losses, key=lambda c: -(math.inf if c[0] is None else c[0])):
-        exceeded = True if loss is None else _exceeds(ExpSum.exp(loss), ExpSum.rational(1), eps)
-        if exceeded is None:
-            continue
-        if exceeded:
-            violation = (loss, i, j, skeleton)
-        break
+    loss, i, j, skeleton = largest_loss(losses)
     stats = Statistics(seconds=time.perf_counter() - started, comparisons=pairs)
     describe = intervals.describe_grid(problem, *_sizes(table, pairs))
     method = _separable_method(table)
-    if violation is None:
+    if not loss_exceeds(loss, eps):
         return _verdict(problem, eps, describe, method, stats, Verdict.HOLDS, None, False)
-    loss, i, j, skeleton = violation
     witness = _separable_witness(problem, table, i, j, skeleton, budget)
     return _verdict(problem, eps, describe, method, stats, Verdict.VIOLATED, witness, loss is None)
 
