@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ import pytest
 
 import faier.testing as t
 from faier.engines.statistical.reports import EpsilonPoint, StatReport
+from faier.mechanisms import loader
 
 distributed = pytest.importorskip("distributed")
 
@@ -107,6 +109,30 @@ def test_a_mechanism_from_a_users_file_travels_by_value(client: Any) -> None:
     there = t.statistical_test(mechanism, cluster=client, **run)
     assert figures(there) == figures(here)
     assert [p.rejected(0.05) for p in here.points] == [True, False]
+
+
+def test_a_helper_module_next_to_the_users_file_travels_too(client: Any, tmp_path: Path) -> None:
+    """The file imports a module from its own folder, which no worker can import."""
+    helper = f"noise_helpers_{uuid.uuid4().hex}"
+    (tmp_path / f"{helper}.py").write_text(
+        "import numpy as np\n\n\n"
+        "def noisy_argmax(queries, epsilon, rng):\n"
+        "    noise = rng.laplace(scale=2 / epsilon, size=len(queries))\n"
+        "    return int(np.argmax(np.asarray(queries, dtype=float) + noise))\n"
+    )
+    mechanism = tmp_path / "mechanism.py"
+    mechanism.write_text(
+        f"from {helper} import noisy_argmax\n"
+        "from faier.mechanisms.sampled import blackbox\n\n\n"
+        "@blackbox(name='helped')\n"
+        "def helped(queries, epsilon, rng):\n"
+        "    return noisy_argmax(queries, epsilon, rng)\n"
+    )
+    run = {"claimed": "0.7", "samples": 4_000, "selection_samples": 1_000, "seed": 3}
+    here = t.statistical_test(str(mechanism), workers=1, epsilons="0.3", **run)
+    there = t.statistical_test(str(mechanism), cluster=client, epsilons="0.3", **run)
+    assert helper in loader.helper_modules
+    assert figures(there) == figures(here)
 
 
 def test_a_local_cluster_started_by_faier() -> None:

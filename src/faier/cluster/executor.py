@@ -12,10 +12,12 @@ change its result.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 from faier.errors import MechanismError
+from faier.mechanisms.loader import helper_modules
 
 U = TypeVar("U")
 R = TypeVar("R")
@@ -31,9 +33,16 @@ def _load(payload: bytes) -> Any:
 
 
 def pickled(shared: object, what: str) -> bytes:
-    """``shared`` as bytes a worker can load, or bad input naming what cannot travel."""
+    """``shared`` as bytes a worker can load, or bad input naming what cannot travel.
+
+    Modules that a user's mechanism file imported from its own folder are
+    pickled by value too: the workers have neither the file nor its folder.
+    """
     import cloudpickle
 
+    for name in helper_modules:
+        if name in sys.modules:
+            cloudpickle.register_pickle_by_value(sys.modules[name])
     try:
         data: bytes = cloudpickle.dumps(shared)
     except Exception as failure:

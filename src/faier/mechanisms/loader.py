@@ -27,6 +27,10 @@ class _LoadsItself(MechanismError):
 _loading: set[Path] = set()
 """Files being executed right now: loading one again would recurse without end."""
 
+helper_modules: dict[str, Path] = {}
+"""Modules a loaded file imported from its own folder, by name: a cluster's workers
+cannot import them, so their code must travel by value (:mod:`faier.cluster.executor`)."""
+
 
 def load_module(path: Path) -> Any:
     """Execute the file as a fresh module; its crash becomes a MechanismError."""
@@ -48,8 +52,10 @@ def load_module(path: Path) -> Any:
     folder = str(path.resolve().parent)
     sys.path.insert(0, folder)  # a mechanism file may import helpers next to it
     _loading.add(resolved)
+    before = set(sys.modules)
     try:
         spec.loader.exec_module(module)
+        _note_helpers(set(sys.modules) - before, Path(folder))
     except (KeyboardInterrupt, _LoadsItself):
         raise
     except BaseException as exc:  # sys.exit(1) (or any BaseException) must not pass for a verdict
@@ -65,6 +71,14 @@ def load_module(path: Path) -> Any:
         if folder in sys.path:
             sys.path.remove(folder)
     return module
+
+
+def _note_helpers(names: set[str], folder: Path) -> None:
+    """Remember the newly imported modules whose files lie in the mechanism's folder."""
+    for name in names:
+        found = getattr(sys.modules.get(name), "__file__", None)
+        if found is not None and Path(found).resolve().is_relative_to(folder):
+            helper_modules[name] = Path(found)
 
 
 def place_in_file(exc: BaseException, path: Path) -> str:
