@@ -45,14 +45,18 @@ class _Bounds:
 
 
 @dataclass
-class _Forest:
+class Forest:
+    """A path's comparisons as bounds: on single variables, and on differences (edges)."""
+
     unary: dict[int, _Bounds] = field(default_factory=dict)
     edges: dict[tuple[int, int], _Bounds] = field(default_factory=dict)
     """(i, j) with i < j: bounds on x_i − x_j."""
 
 
-def _forest(constraints: Sequence[Constraint]) -> _Forest:
-    forest = _Forest()
+def comparison_forest(constraints: Sequence[Constraint]) -> Forest:
+    """Each constraint as a bound on one variable or on a difference x_i − x_j (the
+    shapes the Laplace forests and the Gaussian stars integrate); other shapes raise."""
+    forest = Forest()
     for c in constraints:
         if len(c.coefficients) == 1:
             ((var, a),) = c.coefficients
@@ -94,9 +98,9 @@ def _constant_of(value: ExpSum) -> Piecewise:
 
 def _prepared(
     constraints: Sequence[Constraint],
-) -> tuple[_Forest, dict[int, list[tuple[int, _Bounds, int]]]] | None:
+) -> tuple[Forest, dict[int, list[tuple[int, _Bounds, int]]]] | None:
     """The constraint forest and its adjacency; None when some bound is empty (probability 0)."""
-    forest = _forest(constraints)
+    forest = comparison_forest(constraints)
     for box in (*forest.edges.values(), *forest.unary.values()):
         if box.low is not None and box.high is not None and box.low >= box.high:
             return None
@@ -170,7 +174,7 @@ def _node_function(
     node: int,
     parent: int | None,
     noise: Sequence[Continuous],
-    forest: _Forest,
+    forest: Forest,
     neighbours: dict[int, list[tuple[int, _Bounds, int]]],
     seen: set[int],
 ) -> tuple[Piecewise, Hashable]:
@@ -234,7 +238,7 @@ def _node_function(
 def _tree_total(
     root: int,
     noise: Sequence[Continuous],
-    forest: _Forest,
+    forest: Forest,
     neighbours: dict[int, list[tuple[int, _Bounds, int]]],
     seen: set[int],
 ) -> ExpSum:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from faier.engines.certified import argmax
-from faier.engines.certified.integrate import Unsupported
+from faier.engines.certified.integrate import Unsupported, comparison_forest
 from faier.engines.certified.symbolic import Constraint, Path
 from faier.mechanisms.continuous import Continuous
 
@@ -41,33 +41,13 @@ class _Graph:
     """(i, j), i < j → [low, high]: bounds on X_i − X_j."""
 
 
-def _tighten(box: list[Bound], low: Bound, high: Bound) -> None:
-    if low is not None and (box[0] is None or low > box[0]):
-        box[0] = low
-    if high is not None and (box[1] is None or high < box[1]):
-        box[1] = high
-
-
 def comparison_graph(constraints: Sequence[Constraint]) -> _Graph:
-    graph = _Graph({}, {})
-    for c in constraints:
-        if len(c.coefficients) == 1:
-            ((v, a),) = c.coefficients
-            bound = -c.constant / a
-            box = graph.unary.setdefault(v, [None, None])
-            _tighten(box, bound, None) if a > 0 else _tighten(box, None, bound)
-            continue
-        if len(c.coefficients) != 2:
-            raise Unsupported(f"a comparison involves {len(c.coefficients)} noise variables")
-        (i, a), (j, b) = c.coefficients
-        if a != -b:
-            raise Unsupported(
-                f"a comparison {a}·X{i} + {b}·X{j} + {c.constant} ≥ 0 is not a difference of noise"
-            )
-        bound = -c.constant / a
-        box = graph.edges.setdefault((i, j), [None, None])
-        _tighten(box, bound, None) if a > 0 else _tighten(box, None, bound)
-    return graph
+    """The path's bounds (:func:`.integrate.comparison_forest`) as [low, high] lists."""
+    forest = comparison_forest(constraints)
+    return _Graph(
+        {v: [box.low, box.high] for v, box in forest.unary.items()},
+        {edge: [box.low, box.high] for edge, box in forest.edges.items()},
+    )
 
 
 def empty(box: list[Bound]) -> bool:
