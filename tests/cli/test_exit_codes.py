@@ -115,3 +115,12 @@ def test_the_tester_ends_at_the_timeout_on_a_mechanism_that_never_returns(
     assert caught.value.code == 3
     assert time.perf_counter() - started < 10
     assert "timeout of 1 s" in capsys.readouterr().err
+
+
+def test_version_prints_the_package_version_and_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    from faier.version import VERSION
+
+    with pytest.raises(SystemExit) as caught:
+        main(["--version"])
+    assert caught.value.code == 0
+    assert capsys.readouterr().out.strip() == f"faier {VERSION}"

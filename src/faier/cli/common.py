@@ -39,10 +39,17 @@ from faier.version import VERSION
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
-    help="Exact verification of differential and Pufferfish privacy for discrete mechanisms.",
+    help="Exact verification of differential and Pufferfish privacy of mechanisms with discrete, "
+    "Laplace, Gaussian and exponential noise; statistical testing of black boxes.",
 )
 
 _debug = {"on": bool(os.environ.get("FAIER_DEBUG"))}
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        out.print(f"faier {VERSION}", highlight=False)
+        raise typer.Exit()
 
 
 @app.callback()
@@ -50,6 +57,15 @@ def _global_options(
     debug: Annotated[
         bool,
         typer.Option("--debug", help="print the traceback when faier fails (exit code 4)"),
+    ] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="print faier's version and exit",
+            is_eager=True,
+            callback=_print_version,
+        ),
     ] = False,
 ) -> None:
     """Exit codes: 0 holds (or the figure was computed), 1 violated, 2 bad input, 3 unknown,
