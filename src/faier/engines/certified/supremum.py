@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -301,24 +301,21 @@ Function = tuple[Any, Any, Any]
 """F, F′ and F″ as functions of a ball."""
 
 
+def _with_derivatives(
+    f: list[Any], derivative: Callable[[list[Any]], list[Any]], at: Callable[[list[Any], Any], Any]
+) -> Function:
+    """F given by ``f`` (terms or coefficients), with F′ and F″ by ``derivative``."""
+    first = derivative(f)
+    second = derivative(first)
+    return (lambda t: at(f, t), lambda t: at(first, t), lambda t: at(second, t))
+
+
 def _exp_function(terms: list[Term]) -> Function:
-    first = _differentiated(terms)
-    second = _differentiated(first)
-    return (
-        lambda t: _evaluate(terms, t),
-        lambda t: _evaluate(first, t),
-        lambda t: _evaluate(second, t),
-    )
+    return _with_derivatives(terms, _differentiated, _evaluate)
 
 
 def _poly_function(coefficients: list[Any]) -> Function:
-    first = _polynomial_derivative(coefficients)
-    second = _polynomial_derivative(first)
-    return (
-        lambda u: _horner(coefficients, u),
-        lambda u: _horner(first, u),
-        lambda u: _horner(second, u),
-    )
+    return _with_derivatives(coefficients, _polynomial_derivative, _horner)
 
 
 def _at_most_zero(f: Function, a: Any, b: Any) -> bool:
