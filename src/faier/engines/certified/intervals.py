@@ -666,22 +666,18 @@ def epsilon_delta(problem: Problem, delta: Fraction, table: BallTable, budget: B
         budget,
     )
     method = _method(table, s, 0, DELTA_METHOD + ", bisected over ε on its certified bounds")
+    fields: dict[str, Any]
     if low == math.inf:
         k = int(np.argmax(_limit(s)))
         i, j = int(s.pairs[k, 0]), int(s.pairs[k, 1])
         event = [o for o in table.values[i] if o not in table.values[j]]
-        return _result(
-            problem,
-            table,
-            s,
-            started,
-            method,
-            delta=delta,
-            epsilon_star=Loss(None),
-            enclosure=Enclosure(math.inf, math.inf),
-            certified_witness=_event_witness(problem, table, i, j, event),
-            reason="outputs impossible on a neighbour carry more than δ: no finite ε",
-        )
+        fields = {
+            "epsilon_star": Loss(None),
+            "enclosure": Enclosure(math.inf, math.inf),
+            "certified_witness": _event_witness(problem, table, i, j, event),
+            "reason": "outputs impossible on a neighbour carry more than δ: no finite ε",
+        }
+        return _result(problem, table, s, started, method, delta=delta, **fields)
     witness = None
     if low is not None:
         lower, upper = _delta_bounds(s, low)
@@ -699,19 +695,12 @@ def epsilon_delta(problem: Problem, delta: Fraction, table: BallTable, budget: B
         note = f" (at ε = {low!r}: δ(ε) ∈ {shown} > δ)"
         witness = _event_witness(problem, table, i, j, event, note)
     enclosure = Enclosure(0.0 if low is None else low, math.inf if high is None else high)
-    if high == 0.0:
-        enclosure = Enclosure(0.0, 0.0)
-    return _result(
-        problem,
-        table,
-        s,
-        started,
-        method,
-        delta=delta,
-        enclosure=enclosure,
-        certified_witness=witness,
-        reason=None if stopped is None else f"{stopped}: the interval is what is proved",
-    )
+    fields = {
+        "enclosure": Enclosure(0.0, 0.0) if high == 0.0 else enclosure,
+        "certified_witness": witness,
+        "reason": None if stopped is None else f"{stopped}: the interval is what is proved",
+    }
+    return _result(problem, table, s, started, method, delta=delta, **fields)
 
 
 def _limit(s: _Screen) -> Any:
