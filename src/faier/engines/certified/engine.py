@@ -38,7 +38,7 @@ from faier.engines.certified import (
 )
 from faier.engines.certified.exppoly import ExpSum, Piecewise
 from faier.engines.certified.integrate import Unsupported, probability
-from faier.engines.certified.symbolic import Constraint, Output, Path, paths
+from faier.engines.certified.symbolic import Constraint, Path, has_number, paths
 from faier.errors import InternalError
 from faier.mechanisms.continuous import Continuous
 from faier.mechanisms.handlers import guarded
@@ -93,14 +93,6 @@ class Separable:
     """Rows and pairs up to a declared symmetry (:mod:`.orbits`); None: every pair."""
 
 
-def _has_number(output: Hashable) -> bool:
-    if isinstance(output, Output):
-        return True
-    if isinstance(output, tuple):
-        return any(_has_number(o) for o in output)
-    return False
-
-
 def _runs(mechanism: Program[Any], budget: Budget) -> list[list[Path]]:
     runs = []
     for x in mechanism.inputs.values:
@@ -117,7 +109,7 @@ def build_table(mechanism: Program[Any], budget: Budget) -> Table | Separable | 
     count = sum(len(r) for r in runs)
     if gaussian.draws_gaussian(runs):
         return gaussian.build(mechanism.name, inputs, runs, budget)
-    if any(_has_number(path.output) for run in runs for path in run):
+    if any(has_number(path.output) for run in runs for path in run):
         shapes = [densities.separable(run) for run in runs]
         if all(shape is not None for shape in shapes):
             return Separable(inputs, tuple(s for s in shapes if s is not None), count)

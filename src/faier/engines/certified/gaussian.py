@@ -51,7 +51,7 @@ from faier.engines.certified.stars import (
     empty,
     path_stars,
 )
-from faier.engines.certified.symbolic import Constraint, Output, Path
+from faier.engines.certified.symbolic import Constraint, Path, has_number
 from faier.mechanisms.continuous import Continuous
 from faier.privacy.budget import Epsilon
 from faier.results import Result
@@ -272,12 +272,6 @@ Term = tuple[Fraction, tuple[Star, ...]]
 """A path's weight times the product of its stars' probabilities."""
 
 
-def _has_number(output: Hashable) -> bool:
-    if isinstance(output, Output):
-        return True
-    return isinstance(output, tuple) and any(_has_number(o) for o in output)
-
-
 def _plan(run: Sequence[Path]) -> tuple[dict[Hashable, list[Term]], str]:
     """Output → its terms: per path when every path's graph is stars, else per output (argmax)."""
     terms: dict[Hashable, list[Term]] = {}
@@ -431,6 +425,6 @@ def build(
     name: str, inputs: tuple[Hashable, ...], runs: Sequence[Sequence[Path]], budget: Budget
 ) -> Table:
     """The Gaussian table of a program's paths: released numbers or output probabilities."""
-    if any(_has_number(path.output) for run in runs for path in run):
+    if any(has_number(path.output) for run in runs for path in run):
         return numbers_table(inputs, runs)
     return ball_table(name, inputs, runs, budget)

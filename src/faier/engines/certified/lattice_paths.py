@@ -38,7 +38,7 @@ from faier.engines.certified.lattice_joint import (
     tighter_high,
     tighter_low,
 )
-from faier.engines.certified.symbolic import Linear, NotLinear, Output, _freeze, _Run
+from faier.engines.certified.symbolic import Linear, NotLinear, _freeze, _Run, has_number
 from faier.errors import BudgetExceeded
 from faier.mechanisms.discrete_noise import DiscreteNoise
 
@@ -450,12 +450,6 @@ def _expand(run: LatticeRun, raw: Any, bits: int) -> list[tuple[Hashable, Any, A
     return found
 
 
-def _has_number(output: Hashable) -> bool:
-    if isinstance(output, Output):
-        return True
-    return isinstance(output, tuple) and any(_has_number(o) for o in output)
-
-
 def _tails_in(value: Any) -> list[Tail]:
     if isinstance(value, Tail):
         return [value]
@@ -513,7 +507,7 @@ def _finish(run: LatticeRun, raw: Any, bits: int) -> list[LatticePath]:
             return [LatticePath(None, _weight(run, bits), False, reason)]
         return [LatticePath(o, weight, True, None, closed) for o, weight, closed in listed]
     output = _freeze(raw)
-    if _has_number(output):
+    if has_number(output):
         raise Unsupported("a continuous noisy number released next to integer noise")
     weight = _weight(run, bits)
     if run.unresolved:

@@ -175,6 +175,13 @@ class Output:
     constant: Fraction
 
 
+def has_number(output: Hashable) -> bool:
+    """Whether an output releases a noisy number (an :class:`Output`), nested tuples included."""
+    if isinstance(output, Output):
+        return True
+    return isinstance(output, tuple) and any(has_number(o) for o in output)
+
+
 @dataclass(frozen=True)
 class Path:
     """One execution: its noise variables, branch constraints, exact weight and output."""
