@@ -227,9 +227,22 @@ def verify_delta(
     problem: Problem, eps: Epsilon, delta: Fraction, table: Numbers, started: float
 ) -> Result:
     worst = _worst(problem, table)
-    fields: dict[str, Any] = {"epsilon": str(eps), "delta": delta}
+
+    def answer(verdict: Verdict, reason: str | None, witness: Any = None) -> Result:
+        return _numbers_result(
+            problem,
+            table,
+            worst,
+            started,
+            verdict=verdict,
+            epsilon=str(eps),
+            delta=delta,
+            certified_witness=witness,
+            reason=reason,
+        )
+
     if worst.mu2 == 0:
-        return _numbers_result(problem, table, worst, started, verdict=Verdict.HOLDS, **fields)
+        return answer(Verdict.HOLDS, None)
     for bits in balls.PRECISIONS:
         with balls.precision(bits):
             e = balls.exp_epsilon_ball(eps, bits).log()
@@ -237,35 +250,12 @@ def verify_delta(
             bound = _arb(delta)
             shown = intervals.enclose(value).show()
             if value <= bound:
-                return _numbers_result(
-                    problem,
-                    table,
-                    worst,
-                    started,
-                    verdict=Verdict.HOLDS,
-                    reason=f"δ(ε) ∈ {shown} ≤ δ at the pair of largest μ² = {worst.mu2}",
-                    **fields,
-                )
+                reason = f"δ(ε) ∈ {shown} ≤ δ at the pair of largest μ² = {worst.mu2}"
+                return answer(Verdict.HOLDS, reason)
             if value > bound:
-                return _numbers_result(
-                    problem,
-                    table,
-                    worst,
-                    started,
-                    verdict=Verdict.VIOLATED,
-                    certified_witness=_delta_event(problem, table, worst, e),
-                    reason=f"δ(ε) ∈ {shown} > δ = {delta} on this pair (μ² = {worst.mu2})",
-                    **fields,
-                )
-    return _numbers_result(
-        problem,
-        table,
-        worst,
-        started,
-        verdict=Verdict.UNKNOWN,
-        reason=f"δ(ε) ∈ {shown} contains δ at {balls.PRECISIONS[-1]} bits",
-        **fields,
-    )
+                reason = f"δ(ε) ∈ {shown} > δ = {delta} on this pair (μ² = {worst.mu2})"
+                return answer(Verdict.VIOLATED, reason, _delta_event(problem, table, worst, e))
+    return answer(Verdict.UNKNOWN, f"δ(ε) ∈ {shown} contains δ at {balls.PRECISIONS[-1]} bits")
 
 
 def epsilon_delta(problem: Problem, delta: Fraction, table: Numbers, started: float) -> Result:
