@@ -251,19 +251,36 @@ def _witness(
     _confirm(problem, table, i, j, budget)
     p = table.exact[i].get(o, ExpSum(()))
     q = table.exact[j].get(o, ExpSum(()))
-    mechanism = problem.mechanism
-    assert isinstance(mechanism, Program)
-    ratio = _ratio_enclosure(p, q)
-    witness = CertifiedWitness(
-        intervals.plain(table.inputs[i]),
-        intervals.plain(table.inputs[j]),
-        table.names[o] if table.names is not None else mechanism.output_name(o),
+    name = table.names[o] if table.names is not None else _program(problem).output_name(o)
+    return _exact_witness(table.inputs, i, j, name, p, q, table.measure), p, q
+
+
+def _exact_witness(
+    inputs: tuple[Hashable, ...],
+    i: int,
+    j: int,
+    output: str,
+    p: ExpSum,
+    q: ExpSum,
+    measure: str = "Pr",
+) -> CertifiedWitness:
+    """Inputs i and j, the output (or event) and its two exact probabilities (or densities),
+    enclosed, with their ratio (∞ where q is exactly 0)."""
+    return CertifiedWitness(
+        intervals.plain(inputs[i]),
+        intervals.plain(inputs[j]),
+        output,
         balls.enclose(p),
         balls.enclose(q),
-        ratio,
-        table.measure,
+        _ratio_enclosure(p, q),
+        measure,
     )
-    return witness, p, q
+
+
+def _program(problem: Problem) -> Program[Any]:
+    mechanism = problem.mechanism
+    assert isinstance(mechanism, Program)
+    return mechanism
 
 
 def _candidates(s: Screen, threshold: float) -> tuple[list[tuple[float, int, int, int]], bool]:
@@ -500,18 +517,8 @@ def _event_witness(
     p: ExpSum,
     q: ExpSum,
 ) -> CertifiedWitness:
-    mechanism = problem.mechanism
-    assert isinstance(mechanism, Program)
-    ratio = _ratio_enclosure(p, q)
-    names = ", ".join(mechanism.output_name(o) for o in event)
-    return CertifiedWitness(
-        intervals.plain(table.inputs[i]),
-        intervals.plain(table.inputs[j]),
-        f"one of {{{names}}}",
-        balls.enclose(p),
-        balls.enclose(q),
-        ratio,
-    )
+    names = ", ".join(_program(problem).output_name(o) for o in event)
+    return _exact_witness(table.inputs, i, j, f"one of {{{names}}}", p, q)
 
 
 def _table(problem: Problem, budget: Budget) -> Table | Separable | gaussian.Table:
@@ -786,23 +793,13 @@ def _separable_witness(
     problem: Problem, table: Separable, i: int, j: int, skeleton: Hashable, budget: Budget
 ) -> CertifiedWitness:
     _confirm(problem, table, i, j, budget)
-    mechanism = problem.mechanism
-    assert isinstance(mechanism, Program)
     a = table.numbers[i][skeleton]
     b = table.numbers[j].get(skeleton)
     point = densities.separable_point(a, b if b is not None else a)
     p = densities.separable_density(a, point)
     q = ExpSum(()) if b is None else densities.separable_density(b, point)
-    ratio = _ratio_enclosure(p, q)
-    return CertifiedWitness(
-        intervals.plain(table.inputs[i]),
-        intervals.plain(table.inputs[j]),
-        mechanism.output_name(densities.fill(skeleton, point)),
-        balls.enclose(p),
-        balls.enclose(q),
-        ratio,
-        "density",
-    )
+    name = _program(problem).output_name(densities.fill(skeleton, point))
+    return _exact_witness(table.inputs, i, j, name, p, q, "density")
 
 
 def _separable_epsilon(
@@ -934,16 +931,5 @@ def _curve_witness(
     p: ExpSum,
     q: ExpSum,
 ) -> CertifiedWitness:
-    mechanism = problem.mechanism
-    assert isinstance(mechanism, Program)
-    with balls.precision(balls.PRECISIONS[0]):
-        low, high = balls.floats(balls.ball(p) / balls.ball(q))
-    return CertifiedWitness(
-        intervals.plain(table.inputs[i]),
-        intervals.plain(table.inputs[j]),
-        mechanism.output_name(densities.fill(skeleton, [Fraction(v)])),
-        balls.enclose(p),
-        balls.enclose(q),
-        Enclosure(low, high),
-        "density",
-    )
+    name = _program(problem).output_name(densities.fill(skeleton, [Fraction(v)]))
+    return _exact_witness(table.inputs, i, j, name, p, q, "density")  # q is not 0 here
