@@ -186,16 +186,21 @@ class Piecewise:
         """The piece holding the interval that starts at ``left`` (None: −∞)."""
         return 0 if left is None else bisect.bisect_right(self.breaks, left)
 
-    def combine(self, other: Piecewise) -> Piecewise:
-        """The pointwise product."""
+    def _aligned(self, other: Piecewise) -> tuple[tuple[Fraction, ...], list[tuple[Piece, Piece]]]:
+        """Both functions' breaks merged, and on each interval between them both pieces."""
         breaks = tuple(sorted(set(self.breaks) | set(other.breaks)))
-        pieces = []
+        pairs = []
         for j in range(len(breaks) + 1):
             left = None if j == 0 else breaks[j - 1]
-            a = self.pieces[self.piece_index(left)]
-            b = other.pieces[other.piece_index(left)]
-            pieces.append(piece_mul(a, b) if a and b else {})
-        return Piecewise(breaks, tuple(pieces)).simplified()
+            a, b = self.pieces[self.piece_index(left)], other.pieces[other.piece_index(left)]
+            pairs.append((a, b))
+        return breaks, pairs
+
+    def combine(self, other: Piecewise) -> Piecewise:
+        """The pointwise product."""
+        breaks, pairs = self._aligned(other)
+        pieces = tuple(piece_mul(a, b) if a and b else {} for a, b in pairs)
+        return Piecewise(breaks, pieces).simplified()
 
     def shift(self, c: Fraction) -> Piecewise:
         """t ↦ f(t + c)."""
@@ -211,12 +216,11 @@ class Piecewise:
         return Piecewise(self.breaks, tuple({key: -q for key, q in p.items()} for p in self.pieces))
 
     def minus(self, other: Piecewise) -> Piecewise:
-        breaks = tuple(sorted(set(self.breaks) | set(other.breaks)))
+        breaks, pairs = self._aligned(other)
         pieces = []
-        for j in range(len(breaks) + 1):
-            left = None if j == 0 else breaks[j - 1]
-            out = dict(self.pieces[self.piece_index(left)])
-            for key, q in other.pieces[other.piece_index(left)].items():
+        for a, b in pairs:
+            out = dict(a)
+            for key, q in b.items():
                 _add(out, key, -q)
             pieces.append(out)
         return Piecewise(breaks, tuple(pieces)).simplified()
