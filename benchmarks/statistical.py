@@ -63,6 +63,11 @@ def cases() -> list[Case]:
     found.append(
         Case("discrete noisy-max n=5", lambda each: from_problem(problem, per_sample=each))
     )
+    for name in ("noisy-max-gaussian", "svt-gaussian"):
+        program = api.load_problem(name)  # a ctx.draw program: path by path, else one run each
+        found.append(
+            Case(f"{name} (program)", lambda each, p=program: from_problem(p, per_sample=each))
+        )
     return found
 
 

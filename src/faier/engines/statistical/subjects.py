@@ -18,6 +18,7 @@ import numpy as np
 
 from faier.core.problem import Problem
 from faier.engines.statistical import arguments as argument_generator
+from faier.engines.statistical.batch_paths import PathBatch, batchable
 from faier.engines.statistical.discrete import (
     Table,
     interactive_loop,
@@ -331,7 +332,7 @@ def _program_draws(
     mechanism: Program[Any] | StepProgram[Any, Any], sides: Sequence[Side], per_sample: bool
 ) -> tuple[tuple[Draw, ...], str]:
     draws: list[Draw] = []
-    tables = 0
+    tables = batches = 0
     continuous = _draws_noise(mechanism)
     for side in sides:
         assert side.prior is not None
@@ -342,8 +343,31 @@ def _program_draws(
                 tables += 1
             except BudgetExceeded:
                 draw = None
+        elif not per_sample and isinstance(mechanism, Program) and len(side.prior.items) == 1:
+            draw = _path_batch(mechanism, side.prior.items[0][0])
+            batches += draw is not None
         draws.append(draw if draw is not None else program_loop(mechanism, side.prior))
+    if batches:
+        return tuple(draws), _batch_note(batches, len(sides))
     return tuple(draws), _sampling_note(tables, len(sides))
+
+
+def _path_batch(mechanism: Program[Any], x: Hashable) -> PathBatch | None:
+    """All samples of a noise-drawing program at once along its paths, where it can be."""
+
+    def body(ctx: Any) -> Any:
+        return mechanism.body(x, ctx)
+
+    if not batchable(body):
+        return None
+    return PathBatch(body, program_loop(mechanism, Distribution.point(x)).draw)
+
+
+def _batch_note(batches: int, sides: int) -> str:
+    note = "the mechanism's own definition run on all samples at once, path by path (numpy)"
+    if batches == sides:
+        return note
+    return f"{note} on {batches} inputs, one run per sample on the rest"
 
 
 def _draws_noise(mechanism: Program[Any] | StepProgram[Any, Any]) -> bool:
