@@ -60,23 +60,18 @@ def comparison_forest(constraints: Sequence[Constraint]) -> Forest:
     for c in constraints:
         if len(c.coefficients) == 1:
             ((var, a),) = c.coefficients
-            bound = -c.constant / a
             box = forest.unary.setdefault(var, _Bounds())
-            if a > 0:
-                box.tighten(low=bound)
-            else:
-                box.tighten(high=bound)
-            continue
-        if len(c.coefficients) != 2:
+        elif len(c.coefficients) != 2:
             raise Unsupported(f"a comparison involves {len(c.coefficients)} noise variables")
-        (i, a), (j, b) = c.coefficients
-        if a != -b:
-            raise Unsupported(
-                f"a comparison {a}·X{i} + {b}·X{j} + {c.constant} ≥ 0 is not a difference of noise"
-            )
-        # a·(x_i − x_j) + c ≥ 0
+        else:
+            (i, a), (j, b) = c.coefficients
+            if a != -b:
+                raise Unsupported(
+                    f"a comparison {a}·X{i} + {b}·X{j} + {c.constant} ≥ 0 is not a difference "
+                    "of noise"
+                )
+            box = forest.edges.setdefault((i, j), _Bounds())  # a·(x_i − x_j) + c ≥ 0
         bound = -c.constant / a
-        box = forest.edges.setdefault((i, j), _Bounds())
         if a > 0:
             box.tighten(low=bound)
         else:
