@@ -20,6 +20,7 @@ import numpy as np
 
 from faier.errors import BudgetExceeded, MechanismError
 from faier.mechanisms.continuous import Continuous
+from faier.mechanisms.decisions import Choices, advance
 from faier.model.distribution import Distribution
 
 T = TypeVar("T", bound=Hashable)
@@ -84,7 +85,7 @@ NONDETERMINISTIC_FIX = (
 
 
 @dataclass
-class _Replay:
+class _Replay(Choices):
     """Replays a prefix of choice indices and extends it with first choices.
 
     ``drawn`` holds the distribution met at each position of the prefix the
@@ -92,11 +93,8 @@ class _Replay:
     else the body is not deterministic apart from its draws.
     """
 
-    prefix: list[int]
     drawn: list[tuple[tuple[Hashable, Fraction], ...]] = field(default_factory=list)
-    branching: list[int] = field(default_factory=list)
     probability: Fraction = Fraction(1)
-    position: int = 0
 
     def draw(self, dist: Distribution[T]) -> T:
         if isinstance(dist, Continuous):
@@ -107,8 +105,6 @@ class _Replay:
             )
         if not isinstance(dist, Distribution):
             raise TypeError(f"draw() needs a faier Distribution, got {type(dist).__name__}")
-        if self.position >= len(self.prefix):
-            self.prefix.append(0)
         if self.position < len(self.drawn):
             if self.drawn[self.position] != dist.items:
                 raise Nondeterministic(
@@ -118,12 +114,10 @@ class _Replay:
                 )
         else:
             self.drawn.append(dist.items)
-        index = self.prefix[self.position]
-        self.branching.append(len(dist.items))
-        outcome, p = dist.items[index]
-        first = self.position == 0 and type(p) is Fraction  # 1 · p without a Fraction product
+        first = self.position == 0
+        outcome, p = dist.items[self.choose(len(dist.items))]
+        first = first and type(p) is Fraction  # 1 · p without a Fraction product
         self.probability = p if first else self.probability * p
-        self.position += 1
         return outcome
 
 
@@ -149,15 +143,10 @@ def enumerate_paths(
         count += 1
         if max_paths is not None and count >= max_paths:
             raise BudgetExceeded(f"more than {max_paths} execution paths")
-        # Backtrack: bump the deepest choice that still has an untried outcome.
-        depth = ctx.position
-        del prefix[depth:]
-        while prefix and prefix[-1] + 1 >= ctx.branching[len(prefix) - 1]:
-            prefix.pop()
+        more = advance(prefix, ctx)
         del drawn[len(prefix) :]
-        if not prefix:
+        if not more:
             return
-        prefix[-1] += 1
 
 
 def _check_rerun(

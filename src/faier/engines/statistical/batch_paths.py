@@ -33,6 +33,7 @@ import numpy.typing as npt
 
 from faier.errors import BudgetExceeded, InternalError
 from faier.mechanisms.continuous import Continuous
+from faier.mechanisms.decisions import Choices, advance
 from faier.mechanisms.sampled import Outputs
 from faier.model.distribution import Distribution
 
@@ -161,24 +162,13 @@ class _Draws:
         return self.arrays[key]
 
 
-@dataclass
-class _Replay:
+@dataclass(kw_only=True)
+class _Replay(Choices):
     """One replay of the body along a prefix of decisions, with the samples still on it."""
 
-    prefix: list[int]
     draws: _Draws
     mask: Mask
-    branching: list[int] = field(default_factory=list)
-    position: int = 0
     drawn: int = 0
-
-    def _choice(self, options: int) -> int:
-        if self.position >= len(self.prefix):
-            self.prefix.append(0)
-        index = self.prefix[self.position]
-        self.branching.append(options)
-        self.position += 1
-        return index
 
     def _keep(self, kept: Mask) -> None:
         self.mask = self.mask & kept
@@ -186,7 +176,7 @@ class _Replay:
             raise _Empty
 
     def decide(self, outcome: Mask) -> bool:
-        taken = self._choice(2) == 0
+        taken = self.choose(2) == 0
         self._keep(outcome if taken else ~outcome)
         return taken
 
@@ -202,7 +192,7 @@ class _Replay:
             return Noisy(self.draws.noise(position, dist), self)
         if not isinstance(dist, Distribution):
             raise Unbatchable(f"ctx.draw() of {type(dist).__name__}")
-        index = self._choice(len(dist.items))
+        index = self.choose(len(dist.items))
         cdf = np.cumsum([float(p) for _, p in dist.items])
         u = self.draws.uniform(position) * cdf[-1]
         low = cdf[index - 1] if index else 0.0
@@ -225,19 +215,15 @@ def walk(body: Callable[[Any], Any], n: int, rng: np.random.Generator) -> list[P
         replays += 1
         if replays > MAX_PATHS:
             raise Unbatchable(f"more than {MAX_PATHS} execution paths")
-        run = _Replay(prefix, draws, np.ones(n, dtype=np.bool_))
+        run = _Replay(prefix, draws=draws, mask=np.ones(n, dtype=np.bool_))
         try:
             output = body(run)
         except _Empty:
             pass
         else:
             pieces.append((np.flatnonzero(run.mask), output))
-        del prefix[run.position :]
-        while prefix and prefix[-1] + 1 >= run.branching[len(prefix) - 1]:
-            prefix.pop()
-        if not prefix:
+        if not advance(prefix, run):
             return pieces
-        prefix[-1] += 1
 
 
 def run_paths(body: Callable[[Any], Any], n: int, rng: np.random.Generator) -> list[Any]:
