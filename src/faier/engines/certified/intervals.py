@@ -340,20 +340,30 @@ def verdict_fields(
 # ---------------------------------------------------------------- pure ε
 
 
+def _certainly_infinite(s: _Screen, table: BallTable) -> tuple[int, int, Hashable] | None:
+    """The first comparison whose output is certainly possible on one input and exactly
+    impossible on its neighbour: an infinite loss (None: there is none)."""
+    left, right = s.pairs[:, 0], s.pairs[:, 1]
+    infinite = s.present[left] & ~s.present[right] & (s.lower[left] > 0)
+    if not infinite.any():
+        return None
+    k, o = (int(v[0]) for v in np.nonzero(infinite))
+    return int(left[k]), int(right[k]), table.outputs[o]
+
+
 def _verify_once(
     problem: Problem, table: BallTable, eps: Epsilon, budget: Budget
 ) -> tuple[str, tuple[int, int, Hashable] | None, _Screen, int]:
     """("holds" | "violated" | "infinite" | "unknown", the comparison that decided, …)."""
     s = _screen(problem, table)
+    infinite = _certainly_infinite(s, table)
+    if infinite is not None:
+        return "infinite", infinite, s, 0
     e_low, e_high = _exp_bounds(eps.value)
     left, right = s.pairs[:, 0], s.pairs[:, 1]
     p_low, p_high = s.lower[left], s.upper[left]
     q_low, q_high = s.lower[right], s.upper[right]
     has_p, has_q = s.present[left], s.present[right]
-    infinite = has_p & ~has_q & (p_low > 0)
-    if infinite.any():
-        k, o = (int(v[0]) for v in np.nonzero(infinite))
-        return "infinite", (int(left[k]), int(right[k]), table.outputs[o]), s, 0
     unclear = has_p & ~has_q
     both = has_p & has_q
     with np.errstate(invalid="ignore", over="ignore"):
@@ -423,14 +433,13 @@ def _epsilon_once(
     problem: Problem, table: BallTable, budget: Budget
 ) -> tuple[Enclosure, tuple[int, int, Hashable] | None, _Screen, int]:
     s = _screen(problem, table)
+    infinite = _certainly_infinite(s, table)
+    if infinite is not None:
+        return Enclosure(math.inf, math.inf), infinite, s, 1
     left, right = s.pairs[:, 0], s.pairs[:, 1]
     p_low, p_high = s.lower[left], s.upper[left]
     q_low, q_high = s.lower[right], s.upper[right]
     has_p, has_q = s.present[left], s.present[right]
-    infinite = has_p & ~has_q & (p_low > 0)
-    if infinite.any():
-        k, o = (int(v[0]) for v in np.nonzero(infinite))
-        return Enclosure(math.inf, math.inf), (int(left[k]), int(right[k]), table.outputs[o]), s, 1
     both = has_p & has_q
     with np.errstate(divide="ignore", invalid="ignore"):
         low = np.where(both, p_low / np.where(both, q_high, 1.0), 0.0)
