@@ -40,6 +40,7 @@ from faier.engines.certified.lattice_joint import (
 )
 from faier.engines.certified.symbolic import Linear, NotLinear, _freeze, _Run, has_number
 from faier.errors import BudgetExceeded
+from faier.mechanisms.decisions import advance
 from faier.mechanisms.discrete_noise import DiscreteNoise
 
 EXPAND = 256
@@ -194,7 +195,7 @@ class LatticeRun(_Run):
         if not isinstance(dist, DiscreteNoise):
             return super().draw(dist)
         loc = int(dist.loc)
-        choice = self._choice(2 * self.width + 3)
+        choice = self.choose(2 * self.width + 3)
         if choice == 0:
             return self._tail(TailVariable(dist, None, loc - self.width - 1))
         if choice == 2 * self.width + 2:
@@ -278,7 +279,7 @@ class LatticeRun(_Run):
             if found is not None:
                 return self._side(found, strict)
             self.unresolved = "noisy integers in the tail compared in a cycle or a sum"
-            return self._choice(2) == 0
+            return self.choose(2) == 0
         return self._side(self._single(difference), strict)
 
     def _side(self, test: _Difference, strict: bool) -> bool:
@@ -291,7 +292,7 @@ class LatticeRun(_Run):
                 return True
             if high is not None and high < edge:
                 return False
-            taken = self._choice(2) == 0
+            taken = self.choose(2) == 0
             narrow(*((edge, None) if taken else (None, edge - 1)))  # X ≥ edge, or X ≤ edge − 1
             return taken
         edge = math.ceil(test.value) - 1 if strict else math.floor(test.value)
@@ -299,7 +300,7 @@ class LatticeRun(_Run):
             return True
         if low is not None and low > edge:
             return False
-        taken = self._choice(2) == 0
+        taken = self.choose(2) == 0
         narrow(*((None, edge) if taken else (edge + 1, None)))  # X ≤ edge, or X ≥ edge + 1
         return taken
 
@@ -313,7 +314,7 @@ class LatticeRun(_Run):
             if found is not None:
                 return self._equal_at(found)
             self.unresolved = "noisy integers in the tail compared for equality in a cycle"
-            return self._choice(2) == 0
+            return self.choose(2) == 0
         return self._equal_at(self._single(difference))
 
     def _equal_at(self, test: _Difference) -> bool:
@@ -336,7 +337,7 @@ class LatticeRun(_Run):
             )
             if possible
         ]
-        option = options[self._choice(len(options))] if len(options) > 1 else "at"
+        option = options[self.choose(len(options))] if len(options) > 1 else "at"
         if option == "below":
             test.narrow(None, v - 1)
         elif option == "above":
@@ -485,12 +486,8 @@ def lattice_paths(
             found.extend(_finish(run, raw, bits))
         if max_paths is not None and len(found) > max_paths:
             raise BudgetExceeded(f"more than {max_paths} execution paths")
-        del prefix[run.position :]
-        while prefix and prefix[-1] + 1 >= run.branching[len(prefix) - 1]:
-            prefix.pop()
-        if not prefix:
+        if not advance(prefix, run):
             return found
-        prefix[-1] += 1
 
 
 def _finish(run: LatticeRun, raw: Any, bits: int) -> list[LatticePath]:

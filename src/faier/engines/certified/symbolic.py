@@ -22,6 +22,7 @@ from typing import Any
 from faier.engines.certified.exppoly import ONE, ZERO, Q
 from faier.errors import BudgetExceeded, MechanismError
 from faier.mechanisms.continuous import Continuous
+from faier.mechanisms.decisions import Choices, advance
 from faier.model.distribution import Distribution
 
 UNSUPPORTED_FIX = (
@@ -193,11 +194,9 @@ class Path:
 
 
 @dataclass
-class _Run:
+class _Run(Choices):
     """One replay of the body: decisions and finite choices taken from ``prefix``."""
 
-    prefix: list[int]
-    branching: list[int] = field(default_factory=list)
     noise: list[Continuous] = field(default_factory=list)
     constraints: list[Constraint] = field(default_factory=list)
     tightest: dict[tuple[tuple[int, Fraction], ...], Fraction] = field(default_factory=dict)
@@ -205,15 +204,6 @@ class _Run:
     compared: set[tuple[int, ...]] = field(default_factory=set)
     """The variables of each constraint (a cheap first test: most comparisons are new)."""
     weight: Fraction = Fraction(1)
-    position: int = 0
-
-    def _choice(self, options: int) -> int:
-        if self.position >= len(self.prefix):
-            self.prefix.append(0)
-        index = self.prefix[self.position]
-        self.branching.append(options)
-        self.position += 1
-        return index
 
     def decide(self, difference: Linear) -> bool:
         if not difference.coefficients:
@@ -223,7 +213,7 @@ class _Run:
             known = _implied(self.tightest, difference)
             if known is not None:
                 return known
-        taken = self._choice(2) == 0
+        taken = self.choose(2) == 0
         signed = difference if taken else difference * -1
         self.constraints.append(Constraint(signed.coefficients, signed.constant))
         self.compared.add(variables)
@@ -241,7 +231,7 @@ class _Run:
                 f"ctx.draw() needs a faier distribution, got {type(dist).__name__}",
                 fix="draw faier.laplace(...), faier.exponential(...) or a faier Distribution",
             )
-        index = self._choice(len(dist.items))
+        index = self.choose(len(dist.items))
         outcome, p = dist.items[index]
         self.weight *= p
         return outcome
@@ -296,9 +286,5 @@ def paths(body: Callable[[Any], Any], *, max_paths: int | None = None) -> Iterat
         count += 1
         if max_paths is not None and count >= max_paths:
             raise BudgetExceeded(f"more than {max_paths} execution paths")
-        del prefix[run.position :]
-        while prefix and prefix[-1] + 1 >= run.branching[len(prefix) - 1]:
-            prefix.pop()
-        if not prefix:
+        if not advance(prefix, run):
             return
-        prefix[-1] += 1
