@@ -53,6 +53,13 @@ class BudgetExceeded(FaierError):
         super().__init__(reason)
 
 
+class Unanswerable(FaierError):
+    """An engine runs the mechanism but cannot decide this part of it (the reason is the
+    message); engines answer "unknown".  Raised while a mechanism runs under an engine's
+    own context, it passes :func:`~faier.mechanisms.handlers.guarded` untouched: it is
+    not the mechanism's fault."""
+
+
 class InternalError(FaierError):
     """faier itself went wrong (a witness that does not recompute, a broken invariant).
 

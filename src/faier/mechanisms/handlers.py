@@ -18,7 +18,7 @@ from typing import Protocol, TypeVar
 
 import numpy as np
 
-from faier.errors import BudgetExceeded, MechanismError
+from faier.errors import BudgetExceeded, InternalError, MechanismError, Unanswerable
 from faier.mechanisms.continuous import Continuous
 from faier.mechanisms.decisions import Choices, advance
 from faier.model.distribution import Distribution
@@ -49,7 +49,8 @@ class Nondeterministic(MechanismError):
 def guarded(name: str, call: Callable[..., R], *args: object) -> R:
     """``call(*args)`` on user code; its crash becomes a MechanismError naming the mechanism.
 
-    faier's own refusals (a budget running out, a MechanismError) pass through.
+    faier's own refusals (a budget running out, a MechanismError, an engine's
+    :class:`~faier.errors.Unanswerable`, an internal error) pass through.
     """
     try:
         return call(*args)
@@ -59,7 +60,7 @@ def guarded(name: str, call: Callable[..., R], *args: object) -> R:
         raise Nondeterministic(
             f"mechanism {name!r} {exc.message}", fix=exc.fix, returned_at=exc.returned_at
         ) from exc
-    except (BudgetExceeded, MechanismError):
+    except (BudgetExceeded, MechanismError, InternalError, Unanswerable):
         raise
     except KeyboardInterrupt:
         raise

@@ -386,3 +386,22 @@ def test_sparse_vector_with_discrete_laplace_against_brute_force() -> None:
         }
         for output, p in brute.items():
             assert _contains(table.values[i][output], float(p), 1e-9)
+
+
+def test_a_continuous_number_next_to_integer_noise_is_unknown_not_bad_input(
+    tmp_path: Path,
+) -> None:
+    """The engine's own refusal, raised while the program runs, is no fault of the program."""
+    path = tmp_path / "mixed.py"
+    path.write_text(
+        "import faier\n\n\n"
+        "@faier.program(inputs=faier.grid(2, 1))\n"
+        "def mixed(x, ctx):\n"
+        "    count = x[0] + ctx.draw(faier.discrete_laplace(2))\n"
+        "    noisy = x[1] + ctx.draw(faier.laplace(0, 2))\n"
+        "    return (count >= 1, noisy)\n"
+    )
+    for args in (["epsilon", str(path)], ["verify", str(path), "--epsilon", "1"]):
+        result = CliRunner().invoke(app, [*args, "--json"])
+        assert result.exit_code == 3, result.output
+        assert "released next to integer noise" in json.loads(result.output)["reason"]

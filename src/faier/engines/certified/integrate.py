@@ -23,10 +23,11 @@ from fractions import Fraction
 
 from faier.engines.certified.exppoly import ZERO, ExpSum, Piecewise, density, piece_limit
 from faier.engines.certified.symbolic import Constraint
+from faier.errors import Unanswerable
 from faier.mechanisms.continuous import Continuous
 
 
-class Unsupported(Exception):
+class Unsupported(Unanswerable):
     """A path whose probability has no closed form here (the reason is the message)."""
 
 
