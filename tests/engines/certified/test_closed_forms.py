@@ -255,3 +255,30 @@ def test_pairs_of_zero_loss_do_not_hide_the_largest_loss() -> None:
     assert faier.verify(problem, "1").verdict is Verdict.HOLDS
     star = faier.epsilon(problem).enclosure
     assert star is not None and star.closed_form == "1"
+
+
+def test_a_claim_the_balls_cannot_tell_from_the_loss_is_unknown_not_holds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Released numbers (Laplace and integer noise): an undecided e^ε* > e^ε never holds."""
+    from faier.core.problem import Problem
+    from faier.engines.certified import discrete_shift, engine
+    from faier.privacy.neighbours import EveryQuery
+    from faier.privacy.specs import DifferentialPrivacy
+    from faier.results import Verdict
+
+    @faier.program(inputs=faier.grid(2, 1))
+    def laplace_count(x: tuple[int, int], ctx: Any) -> Any:
+        return x[0] + ctx.draw(faier.laplace(0, 1))
+
+    @faier.program(inputs=faier.grid(2, 1))
+    def integer_count(x: tuple[int, int], ctx: Any) -> Any:
+        return x[0] + ctx.draw(faier.discrete_laplace(1))
+
+    monkeypatch.setattr(engine, "loss_exceeds", lambda loss, eps: None)
+    monkeypatch.setattr(discrete_shift, "loss_exceeds", lambda loss, eps: None)
+    for mechanism in (laplace_count, integer_count):
+        problem = Problem(mechanism.name, mechanism, DifferentialPrivacy(EveryQuery(1)))
+        result = faier.verify(problem, "2")
+        assert result.verdict is Verdict.UNKNOWN
+        assert result.reason is not None and "could not be told apart" in result.reason

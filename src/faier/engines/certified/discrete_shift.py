@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -25,7 +25,13 @@ from faier.core.budget import Budget
 from faier.core.problem import Problem
 from faier.engines.certified import balls, lattice
 from faier.engines.certified.densities import NUMBER, fill
-from faier.engines.certified.engine import _exceeds, largest_loss, loss_enclosure, loss_exceeds
+from faier.engines.certified.engine import (
+    UNDECIDED_CLAIM,
+    _exceeds,
+    largest_loss,
+    loss_enclosure,
+    loss_exceeds,
+)
 from faier.engines.certified.exppoly import ExpSum
 from faier.engines.certified.intervals import (
     describe_grid,
@@ -261,7 +267,12 @@ def verify(
     if losses is None or not losses:
         return None
     loss, i, j = largest_loss(losses)
-    if not loss_exceeds(loss, eps):
+    exceeds = loss_exceeds(loss, eps)
+    if exceeds is None:
+        fields = verdict_fields(Verdict.UNKNOWN, eps, None, False)
+        undecided = _result(problem, shapes, len(losses), started, **fields)
+        return replace(undecided, reason=UNDECIDED_CLAIM.format(loss=loss))
+    if not exceeds:
         fields = verdict_fields(Verdict.HOLDS, eps, None, False)
         return _result(problem, shapes, len(losses), started, **fields)
     target = Fraction(math.ceil(eps.value)) if math.isfinite(eps.value) else Fraction(10)

@@ -656,6 +656,9 @@ def largest_loss(losses: Sequence[L]) -> L:
     return max(losses, key=lambda c: math.inf if c[0] is None else c[0])
 
 
+UNDECIDED_CLAIM = "ε* = {loss} and the claimed ε could not be told apart at the working precision"
+
+
 def loss_exceeds(loss: Fraction | None, eps: Epsilon) -> bool | None:
     """e^loss > e^ε, decided exactly (None: undecided, never counted as exceeding)."""
     return True if loss is None else _exceeds(ExpSum.exp(loss), ExpSum.rational(1), eps)
@@ -827,7 +830,11 @@ def _separable_verify(
     stats = Statistics(seconds=time.perf_counter() - started, comparisons=pairs)
     describe = intervals.describe_grid(problem, *_sizes(table, pairs))
     method = _separable_method(table)
-    if not loss_exceeds(loss, eps):
+    exceeds = loss_exceeds(loss, eps)
+    if exceeds is None:
+        undecided = _verdict(problem, eps, describe, method, stats, Verdict.UNKNOWN, None, False)
+        return replace(undecided, reason=UNDECIDED_CLAIM.format(loss=loss))
+    if not exceeds:
         return _verdict(problem, eps, describe, method, stats, Verdict.HOLDS, None, False)
     witness = _separable_witness(problem, table, i, j, skeleton, budget)
     return _verdict(problem, eps, describe, method, stats, Verdict.VIOLATED, witness, loss is None)

@@ -43,14 +43,17 @@ def least_epsilon(above: Callable[[T], bool | None], zero: T, cap: T, tolerance:
     one = zero + 1
     low = zero if start else None
     high = one
+    undecided: T | None = None
     while True:
         verdict = above(high)
         if verdict is False:
             break
         if verdict:
             low = high
+        elif undecided is None:
+            undecided = high
         if high >= cap:
-            return Bracket(low, None, f"δ(ε) stays above δ up to ε = {float(cap):g}")
+            return Bracket(low, None, _capped(low, undecided, cap))
         high *= 2
     for _ in range(ROUNDS):
         base = zero if low is None else low
@@ -65,3 +68,14 @@ def least_epsilon(above: Callable[[T], bool | None], zero: T, cap: T, tolerance:
         else:
             high = middle
     return Bracket(low, high, None)
+
+
+def _capped(low: T | None, undecided: T | None, cap: T) -> str:
+    """Why the doubling stopped at the cap: what was proved above δ, what stayed undecided."""
+    if undecided is None:
+        return f"δ(ε) stays above δ up to ε = {float(cap):g}"
+    proved = "nowhere" if low is None else f"up to ε = {float(low):g}"
+    return (
+        f"δ(ε) is above δ {proved}; from ε = {float(undecided):g} up to {float(cap):g} the "
+        "balls could not always compare δ(ε) with δ"
+    )
