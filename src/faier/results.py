@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from enum import Enum, IntEnum
 from fractions import Fraction
 from typing import Any, Protocol, runtime_checkable
@@ -353,6 +354,16 @@ class Enclosure:
             text = f"[{self.lower:.16g}, {self.upper:.16g}]"
         return text if self.closed_form is None else f"{self.closed_form} ∈ {text}"
 
+    def brief(self, digits: int = 10) -> str:
+        """A table cell: the closed form, else the digits both bounds share (≈ 1.0799676731),
+        else the interval at that many digits."""
+        if math.isinf(self.lower) or math.isinf(self.upper) or self.closed_form is not None:
+            return self.show() if self.closed_form is None else self.closed_form
+        low, high = f"{self.lower:.{digits}g}", f"{self.upper:.{digits}g}"
+        if low == high:
+            return f"≈ {low}"
+        return f"[{_rounded(self.lower, digits, True)}, {_rounded(self.upper, digits, False)}]"
+
     def to_json(self) -> dict[str, Any]:
         if math.isinf(self.lower):
             return {"value": "inf", "lower": "inf", "upper": "inf"}
@@ -362,6 +373,17 @@ class Enclosure:
         if self.closed_form is not None:
             out["closed_form"] = self.closed_form
         return out
+
+
+def _rounded(x: float, digits: int, down: bool) -> str:
+    """``x`` to ``digits`` significant digits, rounded outward (a shown interval still
+    contains the certified one)."""
+    value = Decimal(x)
+    if value == 0:
+        return "0"
+    quantum = Decimal(1).scaleb(value.adjusted() - digits + 1)
+    rounding = ROUND_FLOOR if down else ROUND_CEILING
+    return format(value.quantize(quantum, rounding=rounding).normalize(), "g")
 
 
 @dataclass(frozen=True)
@@ -386,6 +408,10 @@ class CertifiedWitness:
             f"{self.measure}[output | {right}] = {self.q.show()}",
             f"ratio ∈ {self.ratio.show()}" if not math.isinf(self.ratio.lower) else "ratio = ∞",
         ]
+
+    def short(self) -> str:
+        """One line: ``[1,1,1] vs [0,2,2] → 1``."""
+        return f"{_compact(self.left_value)} vs {_compact(self.right_value)} → {self.output}"
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import json
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -48,7 +48,7 @@ from faier.cli.common import (
 from faier.cli.report import ReportOption, result_extras
 from faier.core import engine as registry
 from faier.errors import InputError
-from faier.examples import table2
+from faier.examples import statdp_suite, table2
 from faier.examples.registry import EXAMPLES
 from faier.results import Verdict
 
@@ -213,12 +213,14 @@ def examples(as_json: JsonOption = False) -> None:
 
 @app.command()
 def demo(as_json: JsonOption = False) -> None:
-    """Recompute FAIER journal Table 2 exactly from the built-in case studies.
+    """Recompute FAIER journal Table 2 exactly, then decide StatDP's continuous-noise suite.
 
     Besides the journal's rows: Noisy Max with uniform ties for n = 3 (FAIER
     journal §6.2.2, §7.3.2) and n = 5 (FAIER conference §7.2), the max-value
     variant (Noisy Max notes, Ex. 7.2) and Above Threshold over unboundedly
-    many queries (FAIER journal §6.3).  docs/REFERENCES.md cites the papers.
+    many queries (FAIER journal §6.3).  The second table: StatDP §5's
+    mechanisms (and Gaussian variants) on 3 queries at ε₀ = 0.7, verdicts and
+    ε* with certified arithmetic.  docs/REFERENCES.md cites the papers.
     """
     rows = []
     table = Table(title="faier: FAIER journal Table 2, recomputed exactly", title_justify="left")
@@ -262,6 +264,7 @@ def demo(as_json: JsonOption = False) -> None:
                 witness,
                 f"{result.statistics.seconds:.2f} s",
             )
+        suite = _statdp_suite(rows)
     except InputError as problem:
         error_line(problem.render())
         raise typer.Exit(2) from None
@@ -269,6 +272,45 @@ def demo(as_json: JsonOption = False) -> None:
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
     else:
         wide.print(table)
+        wide.print(suite)
+
+
+def _statdp_suite(rows: list[dict[str, Any]]) -> Table:
+    """StatDP's suite with continuous noise decided, appended to the demo's rows."""
+    table = Table(
+        title="StatDP's suite, continuous noise decided with certified arithmetic "
+        f"(n = 3 queries over {{0, 1, 2}}, claim ε₀ = {statdp_suite.CLAIM})",
+        title_justify="left",
+    )
+    for column in ("mechanism", "paper", "verdict", "ε* (certified)", "witness", "time"):
+        table.add_column(column)
+    for row in statdp_suite.run(
+        api.verify, api.epsilon, lambda name: err.print(f"… {name}", highlight=False)
+    ):
+        result, star = row.verdict, row.epsilon
+        rows.append(
+            {
+                "mechanism": row.example,
+                "scenario": f"ε = {statdp_suite.CLAIM}, n = 3",
+                "paper": row.paper,
+                **result.to_json(),
+                "epsilon_star_certified": star.to_json().get("epsilon_star"),
+            }
+        )
+        shown = star.enclosure.brief() if star.enclosure is not None else ""
+        if not shown and star.epsilon_star is not None:
+            shown = star.epsilon_star.show()
+        witness = result.certified_witness
+        seconds = result.statistics.seconds + star.statistics.seconds
+        table.add_row(
+            row.example,
+            row.paper,
+            result.verdict.value if result.verdict else "",
+            shown,
+            witness.short() if witness is not None else "",
+            f"{seconds:.2f} s",
+        )
+    return table
 
 
 for _module in COMMAND_MODULES:
