@@ -503,7 +503,7 @@ def closed_forms(
 
 def pld(
     target: str | Problem,
-    pair: str | tuple[Any, Any] | None = None,
+    pair: str | tuple[Any, ...] | None = None,
     options: Options | None = None,
     *,
     compose: int = 1,
@@ -536,7 +536,10 @@ def pld(
                 where="--pair",
                 fix="give the pair with --pair 'D1;D2'",
             )
-        if witness.left_value is not None:
+        if witness.left_value is not None and isinstance(problem.mechanism, Interactive):
+            start = witness.left.split(", answers ")[0]
+            pair = (start, witness.left_value, witness.right_value)
+        elif witness.left_value is not None:
             pair = (witness.left_value, witness.right_value)
         else:
             pair = (witness.left, witness.right)

@@ -161,7 +161,7 @@ def test_a_pair_that_is_not_neighbouring_is_bad_input() -> None:
         faier.pld("geometric", "0;2")
     with pytest.raises(SpecError, match="not an input"):
         faier.pld("geometric", "0;9")
-    with pytest.raises(SpecError, match="interactive"):
+    with pytest.raises(SpecError, match="has 3 starts"):
         faier.pld("above-threshold", "1;2", horizon=2)
 
 

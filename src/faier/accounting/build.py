@@ -26,7 +26,7 @@ from faier.model.hmm import HMM
 from faier.model.probability import parse_number
 from faier.model.values import show_input
 from faier.privacy.neighbours import neighbour_pairs
-from faier.privacy.specs import Comparison, DifferentialPrivacy, Pufferfish
+from faier.privacy.specs import Comparison, DifferentialPrivacy, InteractiveDP, Pufferfish
 from faier.privacy.symbolic import ParametricPufferfish
 
 PAIR_FIX = "write --pair 'D1;D2' with two neighbouring inputs, e.g. --pair '1;2' or '1,1,0;1,1,1'"
@@ -63,16 +63,11 @@ def _input(text: str, problem: Problem) -> Hashable:
     )
 
 
-def comparison_of(problem: Problem, pair: str | tuple[Any, Any]) -> Comparison[Hashable]:
+def comparison_of(problem: Problem, pair: str | tuple[Any, ...]) -> Comparison[Hashable]:
     """The comparison a ``--pair`` names: two neighbouring inputs (DP) or two priors' names."""
     mechanism, privacy = problem.mechanism, problem.privacy
     if isinstance(mechanism, Interactive):
-        raise SpecError(
-            "the mechanism is interactive: its outputs depend on the adversary's queries, "
-            "so it has no single privacy loss distribution",
-            where=problem.name,
-            fix="write the mechanism for a fixed list of queries as a program",
-        )
+        return _streams(problem, mechanism, pair)
     halves = pair.split(";") if isinstance(pair, str) else list(pair)
     if len(halves) != 2:
         raise SpecError(f"cannot read the pair {pair!r}", where="--pair", fix=PAIR_FIX)
@@ -109,6 +104,95 @@ def comparison_of(problem: Problem, pair: str | tuple[Any, Any]) -> Comparison[H
         where=problem.name,
         fix="fix unknown parameters with --set/--param; DP pairs need a program's inputs",
     )
+
+
+STREAM_FIX = (
+    "give two answer streams of one length, each answer within the sensitivity of the "
+    "other's, e.g. '1,1,1;2,2,2' (with several starts: 'threshold 0: 1,1,1; 2,2,2')"
+)
+
+
+def _streams(
+    problem: Problem, mechanism: Interactive, pair: str | tuple[Any, ...]
+) -> Comparison[Hashable]:
+    """Two answer streams an adversary could send on neighbouring data, from one start.
+
+    An interactive mechanism's outputs depend on the queries, so it has a PLD
+    per pair of answer streams (a non-adaptive workload), not one overall.
+    """
+    starts = list(mechanism.starts)
+    if isinstance(pair, str):
+        start, _, streams = pair.rpartition(":")
+        halves: list[Any] = streams.split(";")
+        start = start.strip()
+    else:
+        *named, left, right = pair
+        start, halves = (str(named[0]) if named else ""), [left, right]
+    if not start:
+        if len(starts) > 1:
+            raise SpecError(
+                f"{problem.name} has {len(starts)} starts ({', '.join(starts)}); name one",
+                where="--pair",
+                fix=STREAM_FIX,
+            )
+        start = starts[0]
+    if start not in mechanism.starts:
+        raise SpecError(f"{problem.name} has no start {start!r}", where="--pair", fix=STREAM_FIX)
+    if len(halves) != 2:
+        raise SpecError(f"cannot read the pair {pair!r}", where="--pair", fix=STREAM_FIX)
+    left, right = (_stream(h, mechanism) for h in halves)
+    delta = problem.privacy.delta if isinstance(problem.privacy, InteractiveDP) else 1
+    if len(left) != len(right) or any(abs(a - b) > delta for a, b in zip(left, right, strict=True)):
+        raise SpecError(
+            f"{show_input(left)} and {show_input(right)} are not neighbouring answer streams "
+            f"(every answer ±{delta})",
+            where="--pair",
+            fix=STREAM_FIX,
+        )
+    return Comparison(
+        Distribution.point((start, left)),
+        Distribution.point((start, right)),
+        f"{start}, answers {show_input(left)}",
+        f"{start}, answers {show_input(right)}",
+    )
+
+
+def _stream(half: Any, mechanism: Interactive) -> tuple[int, ...]:
+    text = half if isinstance(half, str) else ",".join(str(v) for v in half)
+    try:
+        answers = tuple(int(v) for v in text.replace("[", "").replace("]", "").split(","))
+    except ValueError:
+        raise SpecError(
+            f"cannot read the answers {text.strip()!r}", where="--pair", fix=STREAM_FIX
+        ) from None
+    unknown = sorted(set(answers) - set(mechanism.letters))
+    if unknown:
+        raise SpecError(
+            f"answer {unknown[0]} is not one the mechanism reads",
+            where="--pair",
+            fix=f"answers lie in {', '.join(map(str, mechanism.letters))}",
+        )
+    return answers
+
+
+def _stream_outcomes(
+    mechanism: Interactive, comparison: Comparison[Hashable], budget: Budget
+) -> list[tuple[str, Fraction, Fraction]]:
+    """Every transcript on both streams, (observations, P, Q), exactly."""
+    from faier.engines.statistical.discrete import transcript_distribution
+
+    automaton = mechanism.automaton(max_states=budget.max_states)
+    start, left = _start_and_answers(comparison.left)
+    _, right = _start_and_answers(comparison.right)
+    p = transcript_distribution(automaton, start, left)
+    q = transcript_distribution(automaton, start, right)
+    zero = Fraction(0)
+    return [(" ".join(t), p.get(t, zero), q.get(t, zero)) for t in dict.fromkeys([*p, *q])]
+
+
+def _start_and_answers(side: Distribution[Hashable]) -> tuple[str, tuple[int, ...]]:
+    point: Any = side.items[0][0]
+    return str(point[0]), tuple(point[1])
 
 
 def _text(value: Any) -> str:
@@ -148,6 +232,14 @@ def pld_of(
     values = {"left_value": _value(comparison.left), "right_value": _value(comparison.right)}
     if isinstance(mechanism, HMM):
         return _sequence_pld(problem, mechanism, comparison, budget, values)
+    if isinstance(mechanism, Interactive):
+        answers = {"left_value": values["left_value"][1], "right_value": values["right_value"][1]}
+        return PrivacyLossDistribution.from_outcomes(
+            _stream_outcomes(mechanism, comparison, budget),
+            comparison.left_name,
+            comparison.right_name,
+            **{k: list(v) for k, v in answers.items()},
+        )
     return PrivacyLossDistribution.from_outcomes(
         outcomes_of(problem, comparison, budget),
         comparison.left_name,

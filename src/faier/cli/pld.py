@@ -35,8 +35,9 @@ PairOption = Annotated[
     str | None,
     typer.Option(
         "--pair",
-        help="the pair D1;D2 (neighbouring inputs, e.g. '1;2' or '1,1,0;1,1,1', or two prior "
-        "names); default: the pair of ε*'s witness",
+        help="the pair D1;D2 (neighbouring inputs, e.g. '1;2' or '1,1,0;1,1,1', two prior "
+        "names, or for an interactive mechanism two answer streams after a start: "
+        "'threshold 0: 1,1,1;2,2,2'); default: the pair of ε*'s witness",
     ),
 ]
 ComposeOption = Annotated[
