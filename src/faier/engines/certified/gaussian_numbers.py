@@ -263,11 +263,11 @@ def epsilon_delta(problem: Problem, delta: Fraction, table: Numbers, started: fl
     import flint
 
     worst = _worst(problem, table)
-    bound = _arb(delta)
 
     def above(eps: float) -> bool | None:
         for bits in balls.PRECISIONS:
             with balls.precision(bits):
+                bound = _arb(delta)  # δ as a ball at this precision, not at the default 53 bits
                 value = analytic_delta(worst.mu2, flint.arb(eps))
                 if value > bound:
                     return True
