@@ -405,3 +405,19 @@ def test_a_continuous_number_next_to_integer_noise_is_unknown_not_bad_input(
         result = CliRunner().invoke(app, [*args, "--json"])
         assert result.exit_code == 3, result.output
         assert "released next to integer noise" in json.loads(result.output)["reason"]
+
+
+@pytest.mark.parametrize("noise", ["discrete_gaussian", "discrete_laplace"])
+def test_a_constant_output_holds_at_epsilon_zero(noise: str) -> None:
+    """Clamping to one value: every path ends in it, so its probability is exactly 1
+    (a ball around 1 left ε = 0 undecided at 1024 bits under discrete Gaussian noise)."""
+
+    @faier.program(inputs=faier.grid(2, 2))
+    def constant(x: tuple[int, int], ctx: Any) -> Any:
+        v = x[0] + ctx.draw(getattr(faier, noise)(2))
+        return min(max(v, 1), 1)
+
+    problem = Problem("constant", constant, DifferentialPrivacy(EveryQuery(1)))
+    assert faier.verify(problem, "0").verdict is faier.Verdict.HOLDS
+    star = faier.epsilon(problem).enclosure
+    assert star is not None and star.upper < 1e-300

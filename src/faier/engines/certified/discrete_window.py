@@ -118,6 +118,10 @@ def enclosed_table(problem: Problem, width: int, bits: int, budget: Budget) -> E
                     f"the output probabilities of {mechanism.name} on {show_input(x)} sum to "
                     f"{total.str(10)}, not 1"
                 )
+            if len(dist) == 1 and all(p.exact and p.output is not None for p in found):
+                # Every path followed, all to one output: its probability is exactly 1 (a
+                # ball around 1 could never decide ε = 0 on a constant output).
+                dist = {o: flint.arb(1) for o in dist}
             probabilities.append(dist)
             lost_all.append(lost)
             if numerators is not None:
