@@ -525,7 +525,9 @@ def random_program(rng: random.Random) -> ProgramCase:
     delta = rng.randint(1, 2)
     pairs: list[tuple[Any, Any]] = []
     if privacy == "explicit":
-        pairs = [tuple(rng.sample(inputs, 2)) for _ in range(rng.randint(1, 3))]  # type: ignore[misc]
+        for _ in range(rng.randint(1, 3)):
+            left, right = rng.sample(inputs, 2)
+            pairs.append((left, right))
     elif privacy == "pufferfish":
         for _ in range(rng.randint(1, 2)):
             pairs.append((weights(rng, len(inputs)), weights(rng, len(inputs))))
@@ -548,7 +550,8 @@ def program_brute_ratio(case: ProgramCase) -> Fraction | None:
     inputs = list(itertools.product(range(case.top + 1), repeat=case.length))
 
     def mechanism(x: object) -> dict[str, Fraction]:
-        return program_distribution(case, x)  # type: ignore[arg-type]
+        assert isinstance(x, tuple)
+        return program_distribution(case, x)
 
     if case.privacy == "pufferfish":
         ratios = []
@@ -567,7 +570,11 @@ def program_brute_ratio(case: ProgramCase) -> Fraction | None:
         def related(x: tuple[int, ...], y: tuple[int, ...]) -> bool:
             return frozenset((x, y)) in chosen and x != y
 
-    return ref.dp_epsilon_ratio(mechanism, inputs, related)
+    def neighbours(x: object, y: object) -> bool:
+        assert isinstance(x, tuple) and isinstance(y, tuple)
+        return related(x, y)
+
+    return ref.dp_epsilon_ratio(mechanism, inputs, neighbours)
 
 
 def program_problem(case: ProgramCase) -> Problem:
@@ -1108,13 +1115,13 @@ def _exp(t: Any) -> Any:
 def _pdf(noise: str, b: float, t: float) -> float:
     if noise == "laplace":
         return _exp(-abs(t) / b) / (2 * b)  # type: ignore[no-any-return]
-    return _exp(-t / b) / b if t >= 0 else 0.0  # type: ignore[no-any-return]
+    return _exp(-t / b) / b if t >= 0 else 0.0
 
 
 def _cdf(noise: str, b: float, t: float) -> float:
     if noise == "laplace":
         return 0.5 * _exp(t / b) if t < 0 else 1 - 0.5 * _exp(-t / b)  # type: ignore[no-any-return]
-    return 1 - _exp(-t / b) if t >= 0 else 0.0  # type: ignore[no-any-return]
+    return 1 - _exp(-t / b) if t >= 0 else 0.0
 
 
 def _mp_quad(f: Callable[[float], float], points: Sequence[float]) -> float:
@@ -1485,7 +1492,9 @@ def isvt4_event_checks(
     from faier.engines.statistical.significance import clopper_pearson
     from faier.mechanisms.sampled import Outputs
 
-    measurer = EventMeasurer(continuous_problem(case).mechanism)  # type: ignore[arg-type]
+    mechanism = continuous_problem(case).mechanism
+    assert isinstance(mechanism, faier.Program)
+    measurer = EventMeasurer(mechanism)
     check.used("certify-events")
     x = rng.choice(continuous_inputs(case))
     k = rng.randrange(case.n)
@@ -1663,7 +1672,8 @@ def certify_checks(
     from faier.mechanisms.sampled import Outputs
 
     program = continuous_problem(case).mechanism
-    measurer = EventMeasurer(program)  # type: ignore[arg-type]
+    assert isinstance(program, faier.Program)
+    measurer = EventMeasurer(program)
     check.used("certify-events")
     for _ in range(3):
         x = rng.choice(continuous_inputs(case))
@@ -1696,15 +1706,18 @@ def certify_checks(
 def value_density_checks(check: Checker, case: ContinuousCase, rng: random.Random) -> None:
     """The released maximum's exact density against numeric differentiation of its CDF."""
     from faier.engines.certified import balls, densities
+    from faier.engines.certified.exppoly import Piecewise
     from faier.engines.certified.symbolic import paths
 
     program = continuous_problem(case).mechanism
+    assert isinstance(program, faier.Program)
     check.used("numeric-differentiation")
     b = float(case.scale)
     for _ in range(2):
         x = rng.choice(continuous_inputs(case))
-        run = list(paths(lambda ctx, x=x: program.body(x, ctx)))  # type: ignore[attr-defined]
+        run = list(paths(functools.partial(program.body, x)))
         (curve,) = densities.line_densities(run).values()
+        assert isinstance(curve, Piecewise), "the maximum of noisy values has a density"
         t = F(rng.randint(-40, 40), 8)
         if any(abs(float(t) - q) < 1e-3 for q in x):
             t += F(1, 16)
@@ -1768,7 +1781,12 @@ def judge_continuous(
                 f"witness {witness.left_value} vs {witness.right_value} → {witness.output}: "
                 f"certified p={witness.p.middle!r}, q={witness.q.middle!r}; reference {p!r}, {q!r}",
             )
-        if witness is not None and case.shape == "max-value" and witness.measure == "density":
+        if (
+            witness is not None
+            and isinstance(case, ContinuousCase)
+            and case.shape == "max-value"
+            and witness.measure == "density"
+        ):
             import numpy as np
 
             t = float(Fraction(witness.output))
@@ -2062,7 +2080,7 @@ def discrete_reference(case: DiscreteCase, x: tuple[int, ...]) -> dict[Hashable,
     # at_most[k] = Pr[Z ≤ k − w] by a running sum over the window
     at_most = list(itertools.accumulate(pmf))
 
-    def below(bound: int) -> float:
+    def at_most_bound(bound: int) -> float:
         """Pr[Z ≤ bound] (0 under the window, 1 over it)."""
         k = bound + w
         return 0.0 if k < 0 else 1.0 if k >= len(at_most) else at_most[k]
@@ -2074,7 +2092,7 @@ def discrete_reference(case: DiscreteCase, x: tuple[int, ...]) -> dict[Hashable,
             value = p
             for j in range(case.n):
                 if j != i:
-                    value *= below(v - x[j] - 1) if j < i else below(v - x[j])
+                    value *= at_most_bound(v - x[j] - 1) if j < i else at_most_bound(v - x[j])
             total += value
         out[i + 1] = total
     return out
@@ -2306,7 +2324,7 @@ def case_gaussian(seed: int, rates: Rates, check: Checker) -> str:
     result = faier.epsilon(problem)
     verdict = faier.verify(problem, str(case.claim))
     approx = faier.verify(problem, str(eps_d), delta=str(case.delta))
-    least = faier.epsilon(problem, delta=str(case.delta)) if rng.random() < 0.3 else None
+    sampled_least = faier.epsilon(problem, delta=str(case.delta)) if rng.random() < 0.3 else None
 
     def judge(
         c: Checker, ref_eps: float, tab: dict[tuple[int, ...], dict[Hashable, float]]
@@ -2317,8 +2335,8 @@ def case_gaussian(seed: int, rates: Rates, check: Checker) -> str:
             return _delta_of_table(tab, pairs, eps)
 
         judge_delta(c, eps_d, case.delta, approx, by_table)
-        if least is not None:
-            judge_least_epsilon(c, case.delta, least, by_table)
+        if sampled_least is not None:
+            judge_least_epsilon(c, case.delta, sampled_least, by_table)
 
     _judged_with_recheck(check, case, reference_epsilon, judge, (reference, table))
     return f"{case!r}; numeric ε* = {reference!r}, δ({eps_d}) = {truth!r}"
@@ -2414,10 +2432,10 @@ def run_all(
             while len(pending) < 2 * workers and (
                 deadline is None or time.perf_counter() < deadline
             ):
-                batch = next(queue, None)
-                if batch is None:
+                chunk = next(queue, None)
+                if chunk is None:
                     break
-                pending.add(pool.submit(run_batch, batch, rates))
+                pending.add(pool.submit(run_batch, chunk, rates))
             if not pending:
                 break
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
