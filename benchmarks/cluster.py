@@ -68,14 +68,14 @@ jobs:
 
 def cluster(workers: int) -> tuple[LocalCluster, Client, float]:
     started = time.perf_counter()
-    local = LocalCluster(
+    local = LocalCluster(  # type: ignore[no-untyped-call]
         n_workers=workers,
         threads_per_worker=1,
         processes=True,
         dashboard_address=":0",
         silence_logs=logging.ERROR,
     )
-    client = Client(local)
+    client = Client(local)  # type: ignore[no-untyped-call]
     client.run(lambda: __import__("faier.testing"))  # imports are part of start-up
     return local, client, time.perf_counter() - started
 
@@ -217,7 +217,7 @@ def main() -> None:
         overhead(clusters)
     finally:
         for local, client in started:
-            client.close()
+            client.close()  # type: ignore[no-untyped-call]
             local.close()
     print(f"\nload average after: {', '.join(f'{v:.2f}' for v in os.getloadavg())}")
 

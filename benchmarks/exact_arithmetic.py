@@ -98,7 +98,7 @@ def one_step(states: int) -> list[str]:
 def run_case(states: int, horizon: int, decisions: str) -> dict[str, Any]:
     """One search in this process (``--case``): seconds, memory and the exact ε*."""
     if decisions == "exact":
-        balls.available = lambda: False  # type: ignore[assignment]
+        balls.available = lambda: False
     if decisions == "previous":
         lookahead.MAX_WORDS = 0  # the engine before lookahead pruning
     started = time.perf_counter()

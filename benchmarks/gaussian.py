@@ -77,7 +77,7 @@ def scipy_baseline() -> tuple[float, float, float, dict[tuple[int, ...], list[fl
 def certified_gap(table: dict[tuple[int, ...], list[float]]) -> tuple[float, float, float]:
     """(largest |ball midpoint − quad|, largest ball radius, CPU seconds) on the same table."""
     from faier.core.budget import Budget
-    from faier.engines.certified import engine
+    from faier.engines.certified import engine, intervals
     from faier.examples.registry import find_example
 
     example = find_example("noisy-max-gaussian")
@@ -85,8 +85,10 @@ def certified_gap(table: dict[tuple[int, ...], list[float]]) -> tuple[float, flo
     started = time.process_time()
     balls = engine._table(example.problem({"n": "3"}), Budget(None, None))
     seconds = time.process_time() - started
+    assert isinstance(balls, intervals.BallTable), "Gaussian noise: a table of arb balls"
     gap = radius = 0.0
-    for x, dist in zip(balls.inputs, balls.values, strict=True):  # type: ignore[union-attr]
+    for x, dist in zip(balls.inputs, balls.values, strict=True):
+        assert isinstance(x, tuple)
         for k, value in enumerate(table[x]):
             ball = dist[k + 1]
             gap = max(gap, abs(float(ball.mid()) - value))

@@ -21,6 +21,7 @@ stormpy's; faier's values are compared with stormpy's in the initial states.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import platform
 import time
@@ -65,15 +66,17 @@ def above_threshold_rows(max_k: int) -> list[tuple[str, str, int, str, float]]:
         ):
             if state is None and k > 1:
                 continue
-            result, seconds = timed(lambda f=formula, s=state: check(model, f, state=s))
+            result, seconds = timed(functools.partial(check, model, formula, state=state))
             where = f" at {state}" if state else " at all 72 inputs"
             rows.append(("above-threshold", formula + where, size, answer(result), seconds))
-        need, seconds = timed(lambda p=path: least_delta(model, p, "1", method="proposition 2"))
+        need, seconds = timed(
+            functools.partial(least_delta, model, path, "1", method="proposition 2")
+        )
         rows.append(
             ("above-threshold", f"least δ for ε = 1, k = {k}: Prop. 2", size, need.show(), seconds)
         )
         if k <= 2:
-            need, seconds = timed(lambda p=path: least_delta(model, p, "1"))
+            need, seconds = timed(functools.partial(least_delta, model, path, "1"))
             rows.append(
                 (
                     "above-threshold",
@@ -106,7 +109,7 @@ def sup_over_k(model: LogicModel) -> str:
 def subsampling_rows(sizes: range) -> list[tuple[str, str, int, str, float]]:
     rows = []
     for n in sizes:
-        model, seconds = timed(lambda n=n: subsampling_majority(n))
+        model, seconds = timed(functools.partial(subsampling_majority, n))
         size = len(model.system.states)
         name = f"subsampling n={n}"
         rows.append(
@@ -117,9 +120,9 @@ def subsampling_rows(sizes: range) -> list[tuple[str, str, int, str, float]]:
             "D{8*ln(2), 1/2}[F out1] & D{8*ln(2), 1/2}[F out0]",
             "P=? [F none]",
         ):
-            result, seconds = timed(lambda f=formula, m=model: check(m, f))
+            result, seconds = timed(functools.partial(check, model, formula))
             rows.append((name, formula, size, answer(result), seconds))
-        _, seconds = timed(lambda m=model: probabilities(m, "X X out1"))
+        _, seconds = timed(functools.partial(probabilities, model, "X X out1"))
         rows.append((name, "P=? [X X out1] (LTL engine)", size, "", seconds))
     return rows
 
@@ -194,10 +197,10 @@ def stormpy_run(case: CaseStudy) -> tuple[int, int, list[Fraction], float]:
     program = stormpy.parse_prism_program(str(case.path))
     if case.constants:
         # ints as ints (Storm's int constants), anything else exactly as a rational
-        values = {
+        constants = {
             k: int(v) if v.isdigit() else stormpy.Rational(v) for k, v in case.constants.items()
         }
-        program, _ = stormpy.instantiate_constants(program, values)
+        program, _ = stormpy.instantiate_constants(program, constants)
     built = stormpy.build_model[stormpy.Rational](
         program, options=stormpy.BuilderOptions(build_full=True)
     )
@@ -232,7 +235,7 @@ def case_study_rows(quick: bool) -> list[tuple[str, ...]]:
     warm = replace(warm, constants={**warm.constants, "TotalRuns": "1"})
     stormpy_run(warm)
     faier_run(warm, warm.query, None)
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for case in case_studies(quick):
         gc.collect()
         states, transitions, storm_values, storm_seconds = stormpy_run(case)

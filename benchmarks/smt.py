@@ -23,6 +23,7 @@ import platform
 import subprocess
 import sys
 import time
+from collections.abc import Hashable
 from pathlib import Path
 
 from faier import api
@@ -31,6 +32,7 @@ from faier.core.problem import Problem
 from faier.engines import exact, smt
 from faier.examples.paper_hmms import noisy_max_hmm, vector_state
 from faier.model.distribution import Distribution
+from faier.model.hmm import HMM
 from faier.privacy.budget import Epsilon
 from faier.privacy.specs import Comparison, Pufferfish
 from faier.results import Result, Verdict
@@ -123,7 +125,7 @@ def whole_process(runs: int = 3) -> None:
 def noisy_max_dp(n: int) -> Problem:
     """FAIER papers Fig. 2 for n queries, each pair of neighbouring inputs (every query ±1) once."""
     vectors = list(itertools.product(range(3), repeat=n))
-    pairs = tuple(
+    pairs: tuple[Comparison[Hashable], ...] = tuple(
         Comparison(
             Distribution.point(vector_state("in", a)),
             Distribution.point(vector_state("in", b)),
@@ -157,14 +159,17 @@ def dp(max_n: int, timeout: float) -> None:
             on_hmm = cell(checked, time.perf_counter() - started, timeout)
             started = time.perf_counter()
             direct = api.verify("noisy-max", text, settings={"n": str(n)})
-            program = f"{time.perf_counter() - started:.2f} s {direct.verdict.value}"  # type: ignore[union-attr]
-            pairs = len(problem.privacy.pairs)  # type: ignore[union-attr]
+            assert direct.verdict is not None
+            program = f"{time.perf_counter() - started:.2f} s {direct.verdict.value}"
+            assert isinstance(problem.privacy, Pufferfish)
+            pairs = len(problem.privacy.pairs)
             print(
                 f"{n} | {text} | {faithful} | {result.statistics.explored} "
                 f"(of {4 * pairs}) | {on_hmm} | {program}",
                 flush=True,
             )
-        states = len(problem.mechanism.states)  # type: ignore[union-attr]
+        assert isinstance(problem.mechanism, HMM)
+        states = len(problem.mechanism.states)
         print(f"  (n = {n}: HMM with {states} states built in {built:.2f} s)")
 
 

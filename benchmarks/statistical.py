@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import machine
 
 from faier import api
+from faier.core.problem import Problem
 from faier.engines.statistical.config import Config, parse_epsilons
 from faier.engines.statistical.reports import StatReport
 from faier.engines.statistical.subjects import Subject, from_problem, from_sampled
@@ -54,20 +55,31 @@ class Case:
     build: Callable[[bool], Subject]
 
 
+def sampled_builder(name: str) -> Callable[[bool], Subject]:
+    """The suite's mechanism ``name`` as a subject, its draws one by one or vectorised."""
+
+    def build(each: bool) -> Subject:
+        return from_sampled(SUITE[name], CLAIMED, per_sample=each)
+
+    return build
+
+
+def problem_builder(problem: Problem) -> Callable[[bool], Subject]:
+    """A loaded problem as a subject, its draws one by one or vectorised."""
+
+    def build(each: bool) -> Subject:
+        return from_problem(problem, per_sample=each)
+
+    return build
+
+
 def cases() -> list[Case]:
-    found = [
-        Case(name, lambda each, n=name: from_sampled(SUITE[n], CLAIMED, per_sample=each))
-        for name in SUITE
-    ]
+    found = [Case(name, sampled_builder(name)) for name in SUITE]
     problem = api.load_problem("noisy-max", settings={"n": "5"})
-    found.append(
-        Case("discrete noisy-max n=5", lambda each: from_problem(problem, per_sample=each))
-    )
+    found.append(Case("discrete noisy-max n=5", problem_builder(problem)))
     for name in ("noisy-max-gaussian", "svt-gaussian"):
         program = api.load_problem(name)  # a ctx.draw program: path by path, else one run each
-        found.append(
-            Case(f"{name} (program)", lambda each, p=program: from_problem(p, per_sample=each))
-        )
+        found.append(Case(f"{name} (program)", problem_builder(program)))
     return found
 
 

@@ -28,6 +28,7 @@ import sys
 import time
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import hmm_models
 import machine
@@ -38,17 +39,22 @@ from faier.errors import BudgetExceeded
 
 HERE = Path(__file__).resolve()
 
-FULL = [
+Case = tuple[str, list[int], list[int]]
+"""A model, its sizes and the horizons each size is searched to."""
+
+FULL: list[Case] = [
     ("grid", [5, 10, 20], [5, 10, 20]),
     ("sparse", [100, 400, 1000, 2000], [10]),
 ]
-QUICK = [
+QUICK: list[Case] = [
     ("grid", [3, 5], [5, 10]),
     ("sparse", [50, 100], [6]),
 ]
 
 
-def build(model: str, size: int) -> tuple[sequence_mode.SequenceSystem, list]:
+def build(
+    model: str, size: int
+) -> tuple[sequence_mode.SequenceSystem, list[sequence_mode.SequenceComparison]]:
     if model == "grid":
         return hmm_models.location_grid(size)
     return hmm_models.sparse_random(size)
@@ -62,7 +68,7 @@ MEMORY_LIMIT_GB = 8.0
 """Address-space cap per case: a frontier that outgrows it ends the case as "out of memory"."""
 
 
-def run_case(model: str, size: int, horizon: int, arithmetic: str, limit: float) -> dict:
+def run_case(model: str, size: int, horizon: int, arithmetic: str, limit: float) -> dict[str, Any]:
     """One search in this process; the answer as a dict (printed as JSON by ``--case``)."""
     cap = int(MEMORY_LIMIT_GB * 2**30)
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
@@ -102,7 +108,9 @@ def run_case(model: str, size: int, horizon: int, arithmetic: str, limit: float)
     }
 
 
-def in_subprocess(model: str, size: int, horizon: int, arithmetic: str, limit: float) -> dict:
+def in_subprocess(
+    model: str, size: int, horizon: int, arithmetic: str, limit: float
+) -> dict[str, Any]:
     command = [sys.executable, str(HERE), "--case", model, str(size), str(horizon), arithmetic]
     command += ["--limit", str(limit)]
     try:
@@ -114,7 +122,8 @@ def in_subprocess(model: str, size: int, horizon: int, arithmetic: str, limit: f
     if done.returncode != 0 or not done.stdout.strip():
         failure = f"failed (exit {done.returncode}): {done.stderr.strip()[-200:]}"
         return {"finished": False, "failure": failure, "explored": None}
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    answer: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return answer
 
 
 def shorten(n: int) -> str:
@@ -132,7 +141,7 @@ def show(ratio: Fraction | None) -> str:
     return f"{value:.9f} = ln({shorten(ratio.numerator)}/{shorten(ratio.denominator)})"
 
 
-def cell(result: dict, limit: float, width: int = 9) -> str:
+def cell(result: dict[str, Any], limit: float, width: int = 9) -> str:
     if not result["finished"]:
         explored = "—" if result["explored"] is None else str(result["explored"])
         if result.get("failure"):
@@ -143,7 +152,7 @@ def cell(result: dict, limit: float, width: int = 9) -> str:
     return f"{seconds:>{width}} {result['explored']:9d} {result['maxrss_mb']:7.0f}"
 
 
-def table(cases: list, limit: float, baseline_limit: float) -> None:
+def table(cases: list[Case], limit: float, baseline_limit: float) -> None:
     header = (
         f"{'model':18} {'states':>6} {'k':>3} {'build s':>7} | {'float s':>9} {'explored':>9} "
         f"{'MB':>7} | {'previous s':>10} {'explored':>9} {'MB':>7} | "
