@@ -12,7 +12,7 @@ case into "unknown" rather than a hang.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
@@ -92,6 +92,32 @@ def exp_epsilon_ball(eps: Epsilon, bits: int) -> Any:
     digits = int(bits * 0.302) + 10
     text = str(sympy.exp(eps.expr).evalf(digits))
     return flint.arb(text) * flint.arb(1, flint.arb(10) ** (-digits + 3))
+
+
+def exceeds(
+    eps: Epsilon,
+    p_ball: Callable[[int], Any],
+    q_ball: Callable[[int], Any],
+    exact: tuple[ExpSum, ExpSum] | None = None,
+) -> bool | None:
+    """p > e^ε·q: by the exact sign of p − e^ε·q where p, q and e^ε are all exact, else by
+    the balls ``p_ball(bits)`` and ``q_ball(bits)`` at each working precision (None:
+    undecided at the largest)."""
+    exp_eps = exp_epsilon(eps)
+    if exact is not None and exp_eps is not None:
+        p, q = exact
+        try:
+            return sign(p - q * exp_eps) > 0
+        except Undecided:
+            return None
+    for bits in PRECISIONS:
+        with precision(bits):
+            difference = p_ball(bits) - exp_epsilon_ball(eps, bits) * q_ball(bits)
+            if difference > 0:
+                return True
+            if difference < 0:
+                return False
+    return None
 
 
 def floats(b: Any) -> tuple[float, float]:

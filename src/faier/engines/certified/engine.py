@@ -632,20 +632,7 @@ def _measure(table: Table) -> str:
 
 def _exceeds(p: ExpSum, q: ExpSum, eps: Epsilon) -> bool | None:
     """p > e^ε·q, decided exactly (None: undecided at the largest precision)."""
-    exp_eps = balls.exp_epsilon(eps)
-    if exp_eps is not None:
-        try:
-            return balls.sign(p - q * exp_eps) > 0
-        except balls.Undecided:
-            return None
-    for bits in balls.PRECISIONS:
-        with balls.precision(bits):
-            difference = balls.ball(p) - balls.exp_epsilon_ball(eps, bits) * balls.ball(q)
-            if difference > 0:
-                return True
-            if difference < 0:
-                return False
-    return None
+    return balls.exceeds(eps, lambda _: balls.ball(p), lambda _: balls.ball(q), (p, q))
 
 
 L = TypeVar("L", bound=tuple[Any, ...])

@@ -518,22 +518,8 @@ class CertifiedEvent:
         if self.q_measure.is_zero:
             return True
         p, q = self.p_measure.exact, self.q_measure.exact
-        exp_eps = balls.exp_epsilon(eps)
-        if p is not None and q is not None and exp_eps is not None:
-            try:
-                return balls.sign(p - q * exp_eps) > 0
-            except balls.Undecided:
-                return None
-        for bits in balls.PRECISIONS:
-            with balls.precision(bits):
-                gap = self.p_measure.ball(bits) - balls.exp_epsilon_ball(
-                    eps, bits
-                ) * self.q_measure.ball(bits)
-                if gap > 0:
-                    return True
-                if gap < 0:
-                    return False
-        return None
+        exact = None if p is None or q is None else (p, q)
+        return balls.exceeds(eps, self.p_measure.ball, self.q_measure.ball, exact)
 
     def show_p(self) -> str:
         return _short(self.p)
