@@ -30,6 +30,7 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import machine
@@ -89,8 +90,6 @@ def interval(data: dict[str, object] | None) -> tuple[str, str]:
 
 def scipy_baseline() -> tuple[float, float]:
     """ε* of noisy-max-laplace, n = 3, every-query ±1 over {0,1,2}³, by scipy quad."""
-    from scipy import integrate
-
     b = 2 / 0.7
 
     def pdf(t: float) -> float:
@@ -100,9 +99,25 @@ def scipy_baseline() -> tuple[float, float]:
         return 0.5 * math.exp(t / b) if t < 0 else 1 - 0.5 * math.exp(-t / b)
 
     started = time.perf_counter()
-    grid = list(itertools.product(range(3), repeat=3))
+    table = quad_noisy_max_table(pdf, cdf, (-150.0, 0.0, 1.0, 2.0, 150.0))
+    best = 0.0
+    for x, y in grid_neighbours(table):
+        best = max(best, *(math.log(p / r) for p, r in zip(table[x], table[y], strict=True)))
+    return best, time.perf_counter() - started
+
+
+def quad_noisy_max_table(
+    pdf: Callable[[float], float],
+    cdf: Callable[[float], float],
+    edges: Sequence[float],
+    **quad: float,
+) -> dict[tuple[int, ...], list[float]]:
+    """Pr[index i | q] of Noisy Max on every q in {0,1,2}³: scipy quad of
+    pdf(t − q_i)·Π_{j≠i} cdf(t − q_j) over the pieces between ``edges``."""
+    from scipy import integrate
+
     table = {}
-    for q in grid:
+    for q in itertools.product(range(3), repeat=3):
         row = []
         for i in range(3):
 
@@ -113,17 +128,21 @@ def scipy_baseline() -> tuple[float, float]:
                         value *= cdf(t - q[j])
                 return value
 
-            edges = [-150.0, 0.0, 1.0, 2.0, 150.0]
-            row.append(sum(integrate.quad(f, a, c)[0] for a, c in itertools.pairwise(edges)))
+            pieces = itertools.pairwise(edges)
+            row.append(sum(integrate.quad(f, a, c, **quad)[0] for a, c in pieces))
         table[q] = row
-    best = 0.0
-    for x in grid:
-        for step in itertools.product((-1, 0, 1), repeat=3):
+    return table
+
+
+def grid_neighbours(
+    table: dict[tuple[int, ...], list[float]],
+) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Every ordered pair of the table's inputs that differ by at most 1 in every query."""
+    for x in table:
+        for step in itertools.product((-1, 0, 1), repeat=len(x)):
             y = tuple(a + s for a, s in zip(x, step, strict=True))
             if any(step) and y in table:
-                ratios = (math.log(p / r) for p, r in zip(table[x], table[y], strict=True))
-                best = max(best, *ratios)
-    return best, time.perf_counter() - started
+                yield x, y
 
 
 def switched_off(n: int = 6) -> list[tuple[str, float, str]]:

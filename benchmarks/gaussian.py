@@ -16,12 +16,11 @@ quad of ∫ φ(t − qᵢ) Π_{j≠i} Φ(t − q_j) dt (floats, no certificate),
 from __future__ import annotations
 
 import argparse
-import itertools
 import math
 import time
 
 import machine
-from continuous import interval, run
+from continuous import grid_neighbours, interval, quad_noisy_max_table, run
 
 COMMANDS = (
     ("noisy-max-gaussian", ["verify", "--epsilon", "1.1"]),
@@ -39,7 +38,6 @@ COMMANDS = (
 
 def scipy_baseline() -> tuple[float, float, float, dict[tuple[int, ...], list[float]]]:
     """(ε*, δ(1/2), seconds, table) of noisy-max-gaussian n = 3, σ = 2, by scipy quad."""
-    from scipy import integrate
     from scipy.special import ndtr
 
     sigma = 2.0
@@ -48,29 +46,14 @@ def scipy_baseline() -> tuple[float, float, float, dict[tuple[int, ...], list[fl
         return math.exp(-((t / sigma) ** 2) / 2) / (sigma * math.sqrt(2 * math.pi))
 
     started = time.perf_counter()
-    grid = list(itertools.product(range(3), repeat=3))
-    table = {}
-    for q in grid:
-        row = []
-        for i in range(3):
-
-            def f(t: float, i: int = i, q: tuple[int, ...] = q) -> float:
-                value = pdf(t - q[i])
-                for j in range(3):
-                    if j != i:
-                        value *= float(ndtr((t - q[j]) / sigma))
-                return value
-
-            row.append(integrate.quad(f, -40, 42, epsabs=1e-14, epsrel=1e-13)[0])
-        table[q] = row
+    table = quad_noisy_max_table(
+        pdf, lambda t: float(ndtr(t / sigma)), (-40, 42), epsabs=1e-14, epsrel=1e-13
+    )
     best, delta = 0.0, 0.0
-    for x in grid:
-        for step in itertools.product((-1, 0, 1), repeat=3):
-            y = tuple(a + s for a, s in zip(x, step, strict=True))
-            if any(step) and y in table:
-                pairs = list(zip(table[x], table[y], strict=True))
-                best = max(best, *(math.log(p / r) for p, r in pairs))
-                delta = max(delta, sum(max(0.0, p - math.exp(0.5) * r) for p, r in pairs))
+    for x, y in grid_neighbours(table):
+        pairs = list(zip(table[x], table[y], strict=True))
+        best = max(best, *(math.log(p / r) for p, r in pairs))
+        delta = max(delta, sum(max(0.0, p - math.exp(0.5) * r) for p, r in pairs))
     return best, delta, time.perf_counter() - started, table
 
 
