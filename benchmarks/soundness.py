@@ -115,7 +115,7 @@ from faier.privacy.specs import (  # noqa: E402
     InteractiveDP,
     Pufferfish,
 )
-from faier.results import Result, Verdict  # noqa: E402
+from faier.results import Enclosure, Result, Verdict  # noqa: E402
 
 F = Fraction
 KINDS = (
@@ -1491,8 +1491,6 @@ def isvt4_event_checks(
     from faier.engines.certified.integrate import Unsupported
     from faier.engines.statistical import events as ev
     from faier.engines.statistical.certified_events import EventMeasurer
-    from faier.engines.statistical.significance import clopper_pearson
-    from faier.mechanisms.sampled import Outputs
 
     mechanism = continuous_problem(case).mechanism
     assert isinstance(mechanism, faier.Program)
@@ -1516,11 +1514,7 @@ def isvt4_event_checks(
     expected = integrate.quad(
         lambda v: isvt4_mass(case, x, (*([False] * k), v)), a, c, epsabs=1e-13, limit=200
     )[0]
-    check.expect(
-        enclosure.lower - PROB_TOL <= expected <= enclosure.upper + PROB_TOL,
-        f"Pr[{event.describe()} | {x}] certified [{enclosure.lower!r}, {enclosure.upper!r}], "
-        f"quad {expected!r}",
-    )
+    _expect_enclosed(check, event, x, enclosure, expected, "quad")
     if rng.random() < rates.samples:
         import numpy as np
 
@@ -1539,13 +1533,7 @@ def isvt4_event_checks(
             drawn.append(
                 tuple([False] * case.n) if first is None else (*([False] * first), row[first])
             )
-        hits_count = int(event.mask(Outputs.from_values(drawn)).sum())
-        low, high = clopper_pearson(hits_count, size, 1 - SAMPLE_LEVEL)
-        check.expect(
-            low <= enclosure.upper and enclosure.lower <= high,
-            f"Pr[{event.describe()} | {x}] certified [{enclosure.lower!r}, "
-            f"{enclosure.upper!r}], {hits_count}/{size} samples",
-        )
+        _expect_sampled(check, event, x, enclosure, drawn)
 
 
 def continuous_reference_epsilon(
@@ -1670,8 +1658,6 @@ def certify_checks(
     """``faier certify``'s event probabilities on random pairs and events against references."""
     from faier.engines.certified.integrate import Unsupported
     from faier.engines.statistical.certified_events import EventMeasurer
-    from faier.engines.statistical.significance import clopper_pearson
-    from faier.mechanisms.sampled import Outputs
 
     program = continuous_problem(case).mechanism
     assert isinstance(program, faier.Program)
@@ -1687,22 +1673,39 @@ def certify_checks(
             continue
         enclosure = measure.enclosure()
         expected = _event_reference(case, x, event, table)
-        check.expect(
-            enclosure.lower - PROB_TOL <= expected <= enclosure.upper + PROB_TOL,
-            f"Pr[{event.describe()} | {x}] certified [{enclosure.lower!r}, {enclosure.upper!r}], "
-            f"reference {expected!r}",
-        )
+        _expect_enclosed(check, event, x, enclosure, expected, "reference")
         if rng.random() < rates.samples:
             check.used("sampling")
-            size = 200_000
-            drawn = _sample_outputs(case, x, size, rng.randrange(2**32))
-            hits = int(event.mask(Outputs.from_values(drawn)).sum())
-            low, high = clopper_pearson(hits, size, 1 - SAMPLE_LEVEL)
-            check.expect(
-                low <= enclosure.upper and enclosure.lower <= high,
-                f"Pr[{event.describe()} | {x}] certified [{enclosure.lower!r}, "
-                f"{enclosure.upper!r}], {hits}/{size} samples (interval [{low}, {high}])",
-            )
+            drawn = _sample_outputs(case, x, 200_000, rng.randrange(2**32))
+            _expect_sampled(check, event, x, enclosure, drawn)
+
+
+def _expect_enclosed(
+    check: Checker, event: Any, x: Any, enclosure: Enclosure, expected: float, source: str
+) -> None:
+    """A certified event probability contains the reference's value (within PROB_TOL)."""
+    check.expect(
+        enclosure.lower - PROB_TOL <= expected <= enclosure.upper + PROB_TOL,
+        f"Pr[{event.describe()} | {x}] certified [{enclosure.lower!r}, {enclosure.upper!r}], "
+        f"{source} {expected!r}",
+    )
+
+
+def _expect_sampled(
+    check: Checker, event: Any, x: Any, enclosure: Enclosure, drawn: list[Any]
+) -> None:
+    """A certified event probability meets the Clopper–Pearson interval of the draws' hits."""
+    from faier.engines.statistical.significance import clopper_pearson
+    from faier.mechanisms.sampled import Outputs
+
+    size = len(drawn)
+    hits = int(event.mask(Outputs.from_values(drawn)).sum())
+    low, high = clopper_pearson(hits, size, 1 - SAMPLE_LEVEL)
+    check.expect(
+        low <= enclosure.upper and enclosure.lower <= high,
+        f"Pr[{event.describe()} | {x}] certified [{enclosure.lower!r}, "
+        f"{enclosure.upper!r}], {hits}/{size} samples (interval [{low}, {high}])",
+    )
 
 
 def value_density_checks(check: Checker, case: ContinuousCase, rng: random.Random) -> None:
