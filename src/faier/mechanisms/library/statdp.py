@@ -12,6 +12,7 @@ noise is Lap(4NΔ/ε₀) as in Lyu et al. and the StatDP code; Δ = 1.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -80,12 +81,9 @@ def _noise_name(noise: str, sigma: Fraction | None) -> str:
 def histogram_gaussian(n: int, m: int, sigma: Fraction) -> Program[Any]:
     """Every count plus N(0, σ²): the Gaussian mechanism releasing n noisy numbers."""
 
-    def body(x: Any, ctx: Context) -> Any:
-        return tuple(q + ctx.draw(gaussian(0, sigma)) for q in x)  # type: ignore[arg-type]
-
     return Program(
         name="histogram-gaussian",
-        body=body,
+        body=_per_count(gaussian(0, sigma)),
         inputs=grid(n, m),
         doc=f"histogram, N(0, {sigma}²) per bin (the Gaussian mechanism)",
         output_name=_show,
@@ -97,23 +95,9 @@ def svt_gaussian(
 ) -> Program[Any]:
     """Sparse Vector with Gaussian threshold noise N(0, σ²) and query noise N(0, σ_q²)."""
 
-    def body(x: Any, ctx: Context) -> Any:
-        noisy_threshold = threshold + ctx.draw(gaussian(0, sigma))  # type: ignore[arg-type]
-        out: list[Any] = []
-        hits = 0
-        for q in x:
-            if q + ctx.draw(gaussian(0, sigma_q)) >= noisy_threshold:  # type: ignore[arg-type]
-                out.append(True)
-                hits += 1
-                if hits >= cutoff:
-                    break
-            else:
-                out.append(False)
-        return tuple(out)
-
     return Program(
         name="svt-gaussian",
-        body=body,
+        body=_sparse_body(threshold, gaussian(0, sigma), gaussian(0, sigma_q), cutoff, False),
         inputs=grid(n, m),
         doc=f"Sparse Vector, threshold {threshold} + N(0, {sigma}²), queries + N(0, {sigma_q}²), "
         f"cutoff {cutoff}",
@@ -121,16 +105,50 @@ def svt_gaussian(
     )
 
 
+def _per_count(noise: Continuous) -> Callable[[Any, Context], Any]:
+    """Every count plus its own draw of ``noise`` (the histograms)."""
+
+    def body(x: Any, ctx: Context) -> Any:
+        return tuple(q + ctx.draw(noise) for q in x)  # type: ignore[arg-type]
+
+    return body
+
+
+def _sparse_body(
+    threshold: Fraction,
+    threshold_noise: Continuous,
+    query_noise: Continuous | None,
+    cutoff: int | None,
+    release: bool,
+) -> Callable[[Any, Context], Any]:
+    """Each query (plus its noise, if any) against one noisy threshold: ⊤, or the noisy
+    value when ``release`` (iSVT 4), else ⊥; stops after ``cutoff`` of them (None: never)."""
+
+    def body(x: Any, ctx: Context) -> Any:
+        noisy_threshold = threshold + ctx.draw(threshold_noise)  # type: ignore[arg-type]
+        out: list[Any] = []
+        hits = 0
+        for q in x:
+            value = q if query_noise is None else q + ctx.draw(query_noise)  # type: ignore[arg-type]
+            if value >= noisy_threshold:
+                out.append(value if release else True)
+                hits += 1
+                if cutoff is not None and hits >= cutoff:
+                    break
+            else:
+                out.append(False)
+        return tuple(out)
+
+    return body
+
+
 def histogram(n: int, m: int, eps0: Fraction, *, wrong_scale: bool) -> Program[Any]:
     """Every count plus Lap(1/ε₀) (Alg. 9), or Lap(ε₀) (Alg. 10, wrong scale)."""
     scale = eps0 if wrong_scale else 1 / eps0
 
-    def body(x: Any, ctx: Context) -> Any:
-        return tuple(q + ctx.draw(laplace(0, scale)) for q in x)  # type: ignore[arg-type]
-
     return Program(
         name="histogram-laplace" + ("-wrong-scale" if wrong_scale else ""),
-        body=body,
+        body=_per_count(laplace(0, scale)),
         inputs=grid(n, m),
         doc=f"histogram, Lap({'ε₀' if wrong_scale else '1/ε₀'}) per bin",
         output_name=_show,
@@ -153,23 +171,14 @@ def sparse(
         "isvt4": (2 / eps0, 2 * big_n / eps0, True),
     }[variant]
 
-    threshold_noise = laplace(0, threshold_scale)
     query_noise = None if query_scale is None else laplace(0, query_scale)
-
-    def body(x: Any, ctx: Context) -> Any:
-        noisy_threshold = threshold + ctx.draw(threshold_noise)  # type: ignore[arg-type]
-        out: list[Any] = []
-        hits = 0
-        for q in x:
-            value = q if query_noise is None else q + ctx.draw(query_noise)  # type: ignore[arg-type]
-            if value >= noisy_threshold:
-                out.append(value if variant == "isvt4" else True)
-                hits += 1
-                if stops and hits >= cutoff:
-                    break
-            else:
-                out.append(False)
-        return tuple(out)
+    body = _sparse_body(
+        threshold,
+        laplace(0, threshold_scale),
+        query_noise,
+        cutoff if stops else None,
+        variant == "isvt4",
+    )
 
     return Program(
         name=f"{variant}-laplace",
