@@ -58,8 +58,8 @@ class IntegerVector:
     def direction(self) -> tuple[tuple[int, int], ...]:
         """The primitive integer vector along this one: equal exactly for proportional vectors.
 
-        Kept with the vector: the pattern runs meet the same product again and again
-        (Above Threshold: three times in four) and merge by its direction each time.
+        The exact merge key where fingerprints collide or none exists (:meth:`fingerprint`
+        is the cheap one); kept with the vector like it.
         """
         return self._direction
 
