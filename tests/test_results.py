@@ -1,13 +1,17 @@
-"""results.py: how a certified enclosure is shown in a table cell."""
+"""results.py: how a certified enclosure is shown in a table cell, logarithms of exact
+ratios of any size, and the assumptions a result lists."""
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
+import mpmath
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from faier.results import Enclosure
+from faier.results import Enclosure, Loss, Result, natural_log
 
 finite = st.floats(min_value=1e-300, max_value=1e300, allow_nan=False, allow_infinity=False)
 
@@ -29,3 +33,32 @@ def test_closed_forms_and_infinity_are_shown_as_such() -> None:
     assert Enclosure(math.inf, math.inf).brief() == "∞"
     assert Enclosure(1.0799676730937, 1.0799676730938).brief() == "≈ 1.079967673"
     assert Enclosure(1.05, 1.0500000005).brief() == "[1.05, 1.050000001]"
+
+
+@given(st.integers(1, 10**600), st.integers(1, 10**600))
+def test_the_log_of_any_exact_ratio_is_its_float_log(p: int, q: int) -> None:
+    """Checked against mpmath at 60 digits: ratios past the float range (10^±600) and
+    ratios a hair above 1 keep their logarithm to a few ulps."""
+    ratio = Fraction(p, q)
+    with mpmath.workdps(60):
+        exact = mpmath.log(mpmath.mpf(p)) - mpmath.log(mpmath.mpf(q))
+        expected = float(exact)
+    assert natural_log(ratio) == pytest.approx(expected, rel=1e-14, abs=1e-300)
+
+
+def test_huge_tiny_and_near_one_ratios_have_their_logs() -> None:
+    assert natural_log(Fraction(5 * 10**399)) == pytest.approx(math.log(5) + 399 * math.log(10))
+    assert natural_log(Fraction(1, 10**500)) == pytest.approx(-500 * math.log(10))
+    near_one = Fraction(10**20 + 1, 10**20)
+    assert natural_log(near_one) == pytest.approx(1e-20, rel=1e-12)
+    assert natural_log(Fraction(1)) == 0.0
+    assert natural_log(Fraction(0)) == -math.inf
+    assert Loss(Fraction(5 * 10**399)).show().endswith("≈ 920.3409")
+    assert Loss(Fraction(5 * 10**399)).to_json()["value"] == pytest.approx(920.3408900170582)
+
+
+def test_assumptions_are_listed_in_the_json_and_empty_by_default() -> None:
+    plain = Result("t", "dp", "exact")
+    assert plain.to_json()["assumptions"] == []
+    assumed = Result("t", "dp", "exact", assumptions=("the declared symmetry, on 10 inputs",))
+    assert assumed.to_json()["assumptions"] == ["the declared symmetry, on 10 inputs"]

@@ -96,6 +96,22 @@ def envelope(report: Report, command: str) -> dict[str, Any]:
     return {**head, **report.to_json(), **head}
 
 
+def natural_log(ratio: Fraction) -> float:
+    """ln of a positive exact ratio to float precision, however large or small the ratio.
+
+    The ratio itself is never turned into a float (10⁴⁰⁰ overflows, 10⁻⁴⁰⁰
+    underflows): ratio = 2^k·r with r in (1/2, 2) taken from the bit lengths,
+    so ln(ratio) = k·ln 2 + log1p(r − 1), and r − 1 is rounded once from its
+    exact value (a ratio 1 + 10⁻²⁰ keeps its ε ≈ 10⁻²⁰ rather than 0).
+    """
+    p, q = ratio.numerator, ratio.denominator
+    if p <= 0:
+        return -math.inf
+    shift = p.bit_length() - q.bit_length()
+    scaled = Fraction(p, q << shift) if shift >= 0 else Fraction(p << -shift, q)
+    return shift * math.log(2) + math.log1p(float(scaled - 1))
+
+
 @dataclass(frozen=True, order=True)
 class Loss:
     """A privacy loss e^ε as an exact ratio; ``ratio=None`` is infinite."""
@@ -111,7 +127,7 @@ class Loss:
         """ε = ln(ratio) as a float (inf for an infinite loss)."""
         if self.ratio is None:
             return math.inf
-        return math.log(self.ratio) if self.ratio > 0 else -math.inf
+        return natural_log(self.ratio)
 
     def exceeds(self, other: Loss) -> bool:
         """Strictly larger loss."""
@@ -457,6 +473,9 @@ class Result:
     enclosure: Enclosure | None = None
     """ε* as a certified interval (continuous noise: e^ε* is transcendental)."""
     certified_witness: CertifiedWitness | None = None
+    assumptions: tuple[str, ...] = ()
+    """What the answer rests on without having checked it everywhere (a declared
+    symmetry checked on a sample of inputs), one sentence each; empty when nothing."""
 
     @property
     def exit_code(self) -> int:
@@ -511,6 +530,7 @@ class Result:
             out["certificate"] = self.certificate.to_json()
         if self.parametric is not None:
             out["parameters"] = self.parametric.to_json()
+        out["assumptions"] = list(self.assumptions)
         out["method"] = self.method
         if self.reason:
             out["reason"] = self.reason

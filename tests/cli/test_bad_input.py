@@ -99,8 +99,31 @@ CROWDS = [
 CROWD_SET = ["--set", "PF=4/5", "--set", "badC=1", "--set", "CrowdSize=5", "--set", "TotalRuns=2"]
 TEST = ["test", "svt-laplace", "--claimed", "0.7"]
 
+DEEP = 100_000
+
 CASES = [
     # --- model files ---------------------------------------------------------------------
+    case(
+        "yaml-nested-100000-levels",
+        [*VERIFY, "{tmp}/deep.yaml"],
+        ["{tmp}/deep.yaml", "nested deeper than its reader can follow"],
+        "check the brackets",
+        {"deep.yaml": "states: " + "[" * DEEP + "]" * DEEP + "\n"},
+    ),
+    case(
+        "json-nested-100000-levels",
+        [*VERIFY, "{tmp}/deep.json"],
+        ["{tmp}/deep.json", "nested deeper than its reader can follow"],
+        "check the brackets",
+        {"deep.json": '{"states": ' + "[" * DEEP + "]" * DEEP + "}"},
+    ),
+    case(
+        "yaml-nested-past-the-limit",
+        [*VERIFY, "{tmp}/deep.yaml"],
+        ["{tmp}/deep.yaml", "nested 101 levels deep (at most 100 levels)"],
+        "check the brackets",
+        {"deep.yaml": "states: " + "[" * 101 + "]" * 101 + "\n"},
+    ),
     case(
         "fractions-sum-not-one",
         [*VERIFY, "{tmp}/model.yaml"],

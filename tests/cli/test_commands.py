@@ -369,6 +369,31 @@ def test_json_initial_witness_for_a_pufferfish_model() -> None:
 # --- model files -------------------------------------------------------------------------
 
 
+HUGE_RATIO = """\
+states: [s, t]
+observations: [x, y]
+emissions:
+  s: {x: 1e-400, y: 1 - 1e-400}
+  t: {x: 1/2, y: 1/2}
+pairs: [[s, t]]
+horizon: 1
+"""
+
+
+def test_a_ratio_past_the_float_range_is_printed_and_serialised(tmp_path: Path) -> None:
+    """e^ε* = (1/2)/10⁻⁴⁰⁰ = 5·10³⁹⁹ is finite: ε* = ln 5 + 399·ln 10 ≈ 920.34 in the text,
+    the JSON and the verdicts (it used to crash converting the ratio to a float)."""
+    path = tmp_path / "huge.yaml"
+    path.write_text(HUGE_RATIO)
+    data = run_json("epsilon", str(path))
+    assert data["epsilon_star"]["ratio"] == str(5 * 10**399)
+    assert data["epsilon_star"]["value"] == pytest.approx(math.log(5) + 399 * math.log(10))
+    text = run("epsilon", str(path))
+    assert text.exit_code == 0 and "≈ 920.3409" in text.output
+    assert run_json("verify", str(path), "--epsilon", "920", code=1)["verdict"] == "violated"
+    assert run_json("verify", str(path), "--epsilon", "921")["verdict"] == "holds"
+
+
 def test_model_file_geometric_holds_for_ln2() -> None:
     data = run_json("verify", str(MODELS / "geometric.yaml"), "--epsilon", "ln(2)")
     assert data["verdict"] == "holds"

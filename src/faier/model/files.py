@@ -293,9 +293,49 @@ def read_text_file(file: Path, source: str, *, error: type[InputError] = ModelEr
     return text
 
 
+MAX_NESTING = 100
+"""Deepest nesting of lists and mappings a document may have (a model file needs 3, a
+``data:`` section a few more); deeper is bad input, not a crash of the reader."""
+
+
 def read_document(text: str, source: str, *, json_format: bool) -> object:
     """Parsed YAML or JSON text: repeated keys and syntax errors name the line and the fix."""
-    return _parse_json(text, source) if json_format else _parse_yaml(text, source)
+    kind = "JSON" if json_format else "YAML"
+    try:
+        document = _parse_json(text, source) if json_format else _parse_yaml(text, source)
+    except RecursionError:  # both readers recurse once per level
+        raise _too_deep(source, kind, "deeper than its reader can follow") from None
+    depth = _nesting(document)
+    if depth > MAX_NESTING:
+        raise _too_deep(source, kind, f"{depth} levels deep")
+    return document
+
+
+def _too_deep(source: str, kind: str, depth: str) -> ModelError:
+    return ModelError(
+        f"not readable {kind}: lists and mappings nested {depth} (at most {MAX_NESTING} levels)",
+        where=source,
+        fix="check the brackets; a model file nests 'section: {name: {entry: value}}'",
+    )
+
+
+def _nesting(document: object) -> int:
+    """How deeply lists and mappings nest, without recursion (a scalar is depth 0)."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(document, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, Mapping):
+            children: Sequence[object] = [*value.keys(), *value.values()]
+        elif isinstance(value, list | tuple):
+            children = value
+        else:
+            continue
+        deepest = max(deepest, depth + 1)
+        if deepest > MAX_NESTING:
+            return deepest
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def _kind(value: object) -> str:

@@ -49,6 +49,8 @@ def render(result: Result, console: Console) -> None:
         table.add_row("ε*", result.epsilon_star.show())
     elif result.lower_bound is not None:
         table.add_row("ε*", f"≥ {result.lower_bound.show()} (lower bound)")
+    for i, assumption in enumerate(result.assumptions):
+        table.add_row("assumes" if i == 0 else "", Text(assumption))
     if result.delta_star is not None:
         table.add_row("δ(ε)", f"{result.delta_star} ≈ {float(result.delta_star):.6g}")
     if result.witness is not None:
