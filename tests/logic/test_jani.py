@@ -17,7 +17,8 @@ from typer.testing import CliRunner, Result
 import faier.cli.main  # noqa: F401  (registers the commands on the app)
 from faier.cli.common import app
 from faier.errors import ModelError
-from faier.logic import probabilities
+from faier.logic import check, probabilities
+from faier.logic._storm import choice_names
 from faier.logic.loading import load_model
 from faier.model.chains import MDP
 
@@ -77,6 +78,47 @@ def test_jani_mdp_choices_are_named_by_automaton_and_edge() -> None:
     high = probabilities(model, "X goal", optimum="max")
     low = probabilities(model, "X goal", optimum="min")
     assert (high["goal=false,s=0"], low["goal=false,s=0"]) == (Fraction(1, 2), Fraction(1, 4))
+
+
+OVERLAP_QUESTIONS = (
+    "Pmax=? [F<=2 (y=2 & x=0)]",
+    "Pmax=? [F y=2]",
+    "Pmax=? [F<=2 y=2]",
+    "Pmin=? [F y=1]",
+)
+
+
+def _storm_alone(path: Path, question: str) -> Fraction:
+    """stormpy's exact value in the initial state, with no faier code in between."""
+    import stormpy
+
+    program = stormpy.parse_prism_program(str(path))
+    properties = stormpy.parse_properties(question, program)
+    built = stormpy.build_model[stormpy.Rational](program, properties)
+    (initial,) = built.initial_states
+    return Fraction(str(stormpy.model_checking(built, properties[0]).get_value(initial)))
+
+
+@pytest.mark.parametrize("question", OVERLAP_QUESTIONS)
+def test_two_choices_with_one_action_and_overlapping_guards_both_stay(question: str) -> None:
+    """Issue 25 (zeroconf): a JANI automaton's two edges with one action, both enabled,
+    are two choices; naming one after the other's edge made it overwrite the first."""
+    jani, prism = load_model(str(MODELS / "overlap.jani")), load_model(str(MODELS / "overlap.nm"))
+    for model in (jani, prism):
+        assert isinstance(model.system, MDP)
+        assert sum(len(model.system.actions[s]) for s in model.system.states) == 27
+        assert model.system.actions["x=1,y=1"].keys() >= {"a(m1:1)", "a(m1:2)"}
+    expected = _storm_alone(MODELS / "overlap.nm", question)
+    for model in (jani, prism):
+        result = check(model, question)
+        assert dict(result.values)[model.initial[0]] == expected
+
+
+def test_choices_that_share_every_name_get_storms_index() -> None:
+    """Two choices with one label and one origin stay two, told apart by ``#k``."""
+    rows = range(10, 13)
+    origin = {10: ("go", "m:1"), 11: ("go", "m:1"), 12: ("", "m:2")}
+    assert choice_names(rows, origin.__getitem__) == {"go(m:1)#0": 10, "go(m:1)#1": 11, "m:2": 12}
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ they can (``F "a" & "b"`` is ``F ("a" & "b")``), faier's do not.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from fractions import Fraction
 from functools import cache
@@ -130,6 +131,35 @@ class StormRows(CheckedRows):
         return len(self.states)
 
 
+def choice_names(rows: range, namer: Callable[[int], tuple[str, str]]) -> dict[str, int]:
+    """One state's choices, each under a name of its own, to its global row (Storm's index).
+
+    A choice is named by its action label, else by its commands or edges;
+    choices sharing a label are named by label and origin, and choices that
+    still share a name (two synchronised edges with overlapping guards) get
+    Storm's local choice index ``#k``.  The row, never the name, says which
+    choice it is, so no choice can overwrite another.
+    """
+    parts = {row: namer(row) for row in rows}
+    plain = Counter(label or origin for label, origin in parts.values())
+    first = {
+        row: (label or origin)
+        if plain[label or origin] == 1
+        else f"{label}({origin})"
+        if label
+        else origin
+        for row, (label, origin) in parts.items()
+    }
+    second = Counter(first.values())
+    named = {
+        (name if second[name] == 1 else f"{name}#{row - rows.start}"): row
+        for row, name in first.items()
+    }
+    if len(named) != len(rows):  # a "#k" name that some other choice already has
+        named = {f"{name}#{row - rows.start}": row for row, name in first.items()}
+    return named
+
+
 class StormChoices(CheckedChoices):
     """A Storm-built MDP's choices per state, named and converted the first time they are read.
 
@@ -154,16 +184,7 @@ class StormChoices(CheckedChoices):
         if choices is None:
             i = self.index[state]
             rows = range(self.matrix.get_row_group_start(i), self.matrix.get_row_group_end(i))
-            named: dict[str, int] = {}
-            for row in rows:
-                label, origin = self.namer(row)
-                name = label or origin
-                if name in named:  # one label, two commands: both named by their commands
-                    first = named.pop(name)
-                    named[f"{name}({self.namer(first)[1]})"] = first
-                    name = f"{label}({origin})"
-                named[name] = row
-            choices = _StateChoices(self, named)
+            choices = _StateChoices(self, choice_names(rows, self.namer))
             self._choices[state] = choices
         return choices
 

@@ -19,8 +19,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
 
-from faier.errors import ModelError
-from faier.logic._storm import StormChoices, StormRows, stormpy, to_fraction
+from faier.errors import FaierError, ModelError
+from faier.logic._storm import StormChoices, StormRows, choice_names, stormpy, to_fraction
 from faier.logic.expressions import Valuations
 from faier.logic.jani_checks import check_divisions
 from faier.logic.models import LogicModel, logic_model
@@ -766,16 +766,16 @@ def _convert(
         choice_name = namer(built)
         table: dict[str, dict[str, dict[str, Fraction]]] = {}
         for state in built.states:
-            start = matrix.get_row_group_start(state.id)
-            offered: dict[str, dict[str, Fraction]] = {}
-            for action in state.actions:
-                label, origin = choice_name(start + action.id)
-                name = label or origin
-                if name in offered:  # one label, two commands: both named by their commands
-                    offered[f"{name}({origin})"] = offered.pop(name)
-                    name = f"{label}({origin})"
-                offered[name] = _row(action.transitions, names, names[state.id], given)
-            table[names[state.id]] = offered
+            group = range(matrix.get_row_group_start(state.id), matrix.get_row_group_end(state.id))
+            table[names[state.id]] = {
+                name: _row(matrix.get_row(row), names, names[state.id], given)
+                for name, row in choice_names(group, choice_name).items()
+            }
+        if sum(map(len, table.values())) != built.nr_choices:
+            raise FaierError(
+                f"faier's MDP has {sum(map(len, table.values()))} choices where Storm built "
+                f"{built.nr_choices}: refusing to answer on a different model"
+            )
         return MDP(order, table, labels)
     except ModelError as exc:
         if exc.where == given.source:
