@@ -63,6 +63,10 @@ Kinds and what is cross-checked:
   Gaussian).  Every event of these grids is decided by noise values |k| ≤ 7,
   so the mass outside the window is below e^(−80) times the smallest
   probability it could change: negligible at float precision.
+- ``models``: random MDPs with synchronising commands whose guards overlap,
+  as PRISM text and as JANI (``soundness_models.py``): faier on each and
+  stormpy alone give the same exact ``Pmin``/``Pmax``, and faier's state and
+  choice counts are Storm's.
 
     .venv/bin/python benchmarks/soundness.py                   # default: 10 000 cases
     .venv/bin/python benchmarks/soundness.py --cases 500 --kinds hmm program
@@ -97,9 +101,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-for _extra in (ROOT / "tests", ROOT / "tests" / "logic"):
+for _extra in (ROOT / "tests", ROOT / "tests" / "logic", ROOT / "benchmarks"):
     if str(_extra) not in sys.path:
         sys.path.append(str(_extra))
+
+import soundness_models  # noqa: E402  (kind "models": PRISM vs JANI vs plain Storm)
 
 import faier  # noqa: E402
 import reference as ref  # noqa: E402  (tests/reference.py: brute force, no faier import)
@@ -127,6 +133,7 @@ KINDS = (
     "continuous",
     "gaussian",
     "discrete",
+    "models",
 )
 WEIGHTS = {
     "hmm": 3,
@@ -137,6 +144,7 @@ WEIGHTS = {
     "continuous": 1,
     "gaussian": 1,
     "discrete": 1,
+    "models": 1,
 }
 """Share of each kind in a run (cheap kinds more often)."""
 TINY = F(1, 10**6)
@@ -2383,6 +2391,7 @@ RUNNERS: dict[str, Callable[[int, Rates, Checker], str]] = {
     "continuous": case_continuous,
     "gaussian": case_gaussian,
     "discrete": case_discrete,
+    "models": lambda seed, _rates, check: soundness_models.case_models(seed, check),
 }
 
 

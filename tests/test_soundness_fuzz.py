@@ -173,3 +173,15 @@ def test_boundary_claims_bracket_the_ratio(soundness: ModuleType) -> None:
     assert claims["ln(2999997/1000000)"] is Verdict.VIOLATED
     assert claims["ln(3000003/1000000)"] is Verdict.HOLDS
     assert [c for c, v in claims.items() if "ln" not in c and v is Verdict.VIOLATED]
+
+
+def test_prism_jani_and_plain_storm_agree_on_overlapping_synchronised_commands(
+    soundness: ModuleType,
+) -> None:
+    """Kind ``models``: 20 random MDPs, faier on PRISM and on JANI against stormpy alone."""
+    jobs = [("models", seed) for seed in range(20)]
+    reports, _ = soundness.run_all(jobs, soundness.Rates(), workers=1, seconds=None)
+    assert len(reports) == 20
+    assert {"storm", "faier-prism", "faier-jani"} <= {e for r in reports for e in r.engines}
+    bad = [r for r in reports if r.disagreements]
+    assert not bad, soundness.summary(reports, 1.0, 0)

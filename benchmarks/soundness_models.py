@@ -1,0 +1,248 @@
+"""Fuzzer kind ``models``: one random MDP as PRISM text, as JANI, and to plain Storm.
+
+A small random MDP of two or three modules (one bounded variable each) is
+written twice: as a PRISM program and as the JANI model PRISM's semantics
+give it (one automaton per module, one location, a synchronisation vector per
+action).  Commands often share an action and overlap in their guards, the
+shape that once made faier's JANI import merge two choices (issue 25,
+zeroconf).  Three answers to the same ``Pmin``/``Pmax`` question must be
+equal, exactly:
+
+- faier on the PRISM file (:func:`faier.logic.loading.load_model`);
+- faier on the JANI file;
+- stormpy alone on the PRISM program (exact, no faier code);
+
+and faier's state and choice counts must be Storm's.  Used by
+``benchmarks/soundness.py`` (kind ``models``).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Protocol
+
+ACTIONS = ("", "a", "b")
+TOP = 2
+"""Every variable ranges over 0..TOP (the JANI bounds say 2 too)."""
+
+
+class Check(Protocol):
+    """What the fuzzer's Checker offers a case."""
+
+    def used(self, engine: str) -> None: ...
+    def expect(self, ok: bool, message: str) -> None: ...
+    def crash(self, where: str, exc: BaseException) -> None: ...
+
+
+@dataclass(frozen=True)
+class Guard:
+    """``variable op value``: op one of = < >= (or always true when variable is empty)."""
+
+    variable: str
+    op: str
+    value: int
+
+    def prism(self) -> str:
+        return "true" if not self.variable else f"{self.variable}{self.op}{self.value}"
+
+    def jani(self) -> object:
+        if not self.variable:
+            return True
+        op = {"=": "=", "<": "<", ">=": "≥"}[self.op]
+        return {"op": op, "left": self.variable, "right": self.value}
+
+
+@dataclass(frozen=True)
+class Command:
+    """``[action] guard -> p1:(x'=v1) + ...``: each update sets the module's variable (or not)."""
+
+    action: str
+    guard: Guard
+    updates: tuple[tuple[Fraction, int | None], ...]
+
+
+@dataclass(frozen=True)
+class Module:
+    variable: str
+    initial: int
+    commands: tuple[Command, ...]
+
+
+@dataclass(frozen=True)
+class RandomMdp:
+    """The generated model and the question asked of it."""
+
+    modules: tuple[Module, ...]
+    question: str
+
+    def prism(self) -> str:
+        lines = ["mdp", ""]
+        for k, module in enumerate(self.modules):
+            x = module.variable
+            lines.append(f"module m{k}")
+            lines.append(f"  {x} : [0..{TOP}] init {module.initial};")
+            for command in module.commands:
+                updates = " + ".join(
+                    f"{p}:{'true' if v is None else f'({x}={v})'.replace('=', chr(39) + '=', 1)}"
+                    for p, v in command.updates
+                )
+                lines.append(f"  [{command.action}] {command.guard.prism()} -> {updates};")
+            lines.append("endmodule")
+            lines.append("")
+        return "\n".join(lines)
+
+    def jani(self) -> dict[str, Any]:
+        alphabets = [{c.action for c in m.commands if c.action} for m in self.modules]
+        actions = sorted(set().union(*alphabets))
+        automata = []
+        for k, module in enumerate(self.modules):
+            edges = []
+            for command in module.commands:
+                edge: dict[str, Any] = {
+                    "location": "l",
+                    "guard": {"exp": command.guard.jani()},
+                    "destinations": [
+                        {
+                            "location": "l",
+                            "probability": {"exp": _jani_fraction(p)},
+                            "assignments": []
+                            if v is None
+                            else [{"ref": module.variable, "value": v}],
+                        }
+                        for p, v in command.updates
+                    ],
+                }
+                if command.action:
+                    edge["action"] = command.action
+                edges.append(edge)
+            automata.append(
+                {
+                    "name": f"m{k}",
+                    "locations": [{"name": "l"}],
+                    "initial-locations": ["l"],
+                    "variables": [],
+                    "edges": edges,
+                }
+            )
+        syncs = [
+            {
+                "result": action,
+                "synchronise": [action if action in alphabet else None for alphabet in alphabets],
+            }
+            for action in actions
+        ]
+        return {
+            "jani-version": 1,
+            "name": "fuzz",
+            "type": "mdp",
+            "features": ["derived-operators"],
+            "actions": [{"name": action} for action in actions],
+            "constants": [],
+            "variables": [
+                {
+                    "name": m.variable,
+                    "type": {"kind": "bounded", "base": "int", "lower-bound": 0, "upper-bound": 2},
+                    "initial-value": m.initial,
+                }
+                for m in self.modules
+            ],
+            "properties": [],
+            "automata": automata,
+            "system": {"elements": [{"automaton": a["name"]} for a in automata], "syncs": syncs},
+        }
+
+
+def _jani_fraction(p: Fraction) -> object:
+    if p.denominator == 1:
+        return int(p)
+    return {"op": "/", "left": p.numerator, "right": p.denominator}
+
+
+def _distribution(rng: random.Random) -> tuple[Fraction, ...]:
+    raw = [rng.randint(1, 3) for _ in range(rng.randint(1, 3))]
+    return tuple(Fraction(w, sum(raw)) for w in raw)
+
+
+def generate(seed: int) -> RandomMdp:
+    """A random MDP: 2–3 modules, 2–4 commands each, shared actions, overlapping guards."""
+    rng = random.Random(seed)
+    names = ["x", "y", "z"][: rng.randint(2, 3)]
+    modules = []
+    for k, x in enumerate(names):
+        commands = []
+        if k == 0:  # no deadlock: Storm would add a self-loop to PRISM and JANI alike
+            commands.append(Command("", Guard("", "=", 0), ((Fraction(1), None),)))
+        for _ in range(rng.randint(2, 4)):
+            action = rng.choice(ACTIONS)
+            read = rng.choice(["", x, x, rng.choice(names)])
+            guard = Guard(read, rng.choice(["=", "<", ">="]), rng.randint(0, TOP))
+            updates = tuple(
+                (p, None if rng.random() < 0.15 else rng.randint(0, TOP))
+                for p in _distribution(rng)
+            )
+            commands.append(Command(action, guard, updates))
+        modules.append(Module(x, rng.randint(0, 1), tuple(commands)))
+    target = " & ".join(f"{x}={rng.randint(0, TOP)}" for x in rng.sample(names, rng.randint(1, 2)))
+    bound = rng.choice(["", "", f"<={rng.randint(1, 4)}"])
+    optimum = rng.choice(["Pmin", "Pmax"])
+    question = f"{optimum}=? [F{bound} ({target})]"
+    return RandomMdp(tuple(modules), question)
+
+
+def storm_alone(prism_file: Path, question: str) -> tuple[Fraction, int, int]:
+    """stormpy's exact answer in the initial state, its state and choice counts."""
+    import stormpy
+
+    stormpy.developer.set_log_level(stormpy.developer.LogLevel.OFF)
+    program = stormpy.parse_prism_program(str(prism_file))
+    properties = stormpy.parse_properties(question, program)
+    directed = stormpy.build_model[stormpy.Rational](program, properties)
+    result = stormpy.model_checking(directed, properties[0])
+    (initial,) = directed.initial_states
+    full = stormpy.build_model[stormpy.Rational](program)
+    return Fraction(str(result.get_value(initial))), full.nr_states, full.nr_choices
+
+
+def case_models(seed: int, check: Check) -> str:
+    """One random MDP: faier on PRISM, faier on JANI and plain Storm agree exactly."""
+    from faier.logic import check as dpctl_check
+    from faier.logic.loading import load_model
+
+    mdp = generate(seed)
+    description = f"{mdp.question} on\n{mdp.prism()}"
+    with tempfile.TemporaryDirectory() as folder:
+        prism_file = Path(folder) / "fuzz.nm"
+        jani_file = Path(folder) / "fuzz.jani"
+        prism_file.write_text(mdp.prism(), encoding="utf-8")
+        jani_file.write_text(json.dumps(mdp.jani()), encoding="utf-8")
+        check.used("storm")
+        try:
+            reference, states, choices = storm_alone(prism_file, mdp.question)
+        except Exception as exc:
+            check.crash("stormpy on the PRISM text", exc)
+            return description
+        for kind, path in (("PRISM", prism_file), ("JANI", jani_file)):
+            check.used(f"faier-{kind.lower()}")
+            try:
+                model = load_model(str(path))
+                result = dpctl_check(model, mdp.question)
+            except Exception as exc:
+                check.crash(f"faier on the {kind} file", exc)
+                continue
+            system: Any = model.system
+            got = dict(result.values)[model.initial[0]]
+            ours = sum(len(system.actions[s]) for s in system.states)
+            check.expect(
+                got == reference, f"faier on {kind}: {got}, stormpy {reference} ({mdp.question})"
+            )
+            check.expect(
+                (len(system.states), ours) == (states, choices),
+                f"faier on {kind}: {len(system.states)} states and {ours} choices, "
+                f"stormpy {states} and {choices}",
+            )
+    return description
