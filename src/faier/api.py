@@ -465,11 +465,38 @@ def verify(
     problem = _load(target, chosen)
     claim = eps if isinstance(eps, Epsilon) else _epsilon(eps)
     engine = _chosen(target, problem, chosen, "verify")
-    return _bounded(
+    result = _bounded(
         problem,
         chosen,
         claim,
         lambda: _located(target, problem, lambda: engine.verify(problem, claim, chosen, progress)),
+    )
+    if chosen.engine == "auto" and result.verdict is Verdict.HOLDS and result.proof is None:
+        return _for_every_input(target, problem, claim, chosen, result)
+    return result
+
+
+def _for_every_input(
+    target: str | Problem, problem: Problem, claim: Epsilon, options: Options, grid: Result
+) -> Result:
+    """Under ``auto``, a claim that holds on the grid is tried for every input by the
+    alignment engine (docs/PROOFS.md); its proof is added, else the grid result stands."""
+    alignment = registry.get("alignment")
+    if alignment.refusal(problem, options, "verify") is not None:
+        return grid
+    proved = _bounded(
+        problem,
+        options,
+        claim,
+        lambda: _located(target, problem, lambda: alignment.verify(problem, claim, options, None)),
+    )
+    if proved.verdict is not Verdict.HOLDS or proved.proof is None:
+        return grid
+    return replace(
+        grid,
+        proof=proved.proof,
+        method=f"{grid.method}; for every input: {proved.method}",
+        statistics=replace(grid.statistics, seconds=grid.seconds + proved.seconds),
     )
 
 

@@ -441,6 +441,22 @@ class CertifiedWitness:
 
 
 @dataclass(frozen=True)
+class Proof:
+    """A proof whose scope is wider than the input grid (the alignment engine: every input).
+
+    ``scope`` is what it covers (``all inputs``); ``lines`` spell the certificate out
+    for a reader; ``data`` is the same certificate as JSON-ready values.
+    """
+
+    scope: str
+    lines: tuple[str, ...]
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scope": self.scope, **self.data}
+
+
+@dataclass(frozen=True)
 class Statistics:
     """What the engine did: time, comparisons, explored states or sequences."""
 
@@ -476,6 +492,8 @@ class Result:
     assumptions: tuple[str, ...] = ()
     """What the answer rests on without having checked it everywhere (a declared
     symmetry checked on a sample of inputs), one sentence each; empty when nothing."""
+    proof: Proof | None = None
+    """The certificate of a proof for every input (``scope`` in the JSON)."""
 
     @property
     def exit_code(self) -> int:
@@ -531,6 +549,9 @@ class Result:
         if self.parametric is not None:
             out["parameters"] = self.parametric.to_json()
         out["assumptions"] = list(self.assumptions)
+        if self.proof is not None:
+            out["scope"] = self.proof.scope
+            out["proof"] = self.proof.to_json()
         out["method"] = self.method
         if self.reason:
             out["reason"] = self.reason

@@ -114,7 +114,7 @@ def test_faier_engines_lists_every_engine_with_its_back_ends(coin: CoinEngine) -
     result = runner.invoke(app, ["engines", "--json"])
     assert result.exit_code == 0
     data = {row["name"]: row for row in json.loads(result.stdout)}
-    assert list(data) == ["certified", "exact", "smt", "statistical", "dpctl", "coin"]
+    assert list(data) == ["certified", "exact", "smt", "statistical", "alignment", "dpctl", "coin"]
     assert data["smt"]["backends"]["z3-solver"] is not None
     assert data["dpctl"]["backends"]["stormpy"] is not None
     assert data["coin"]["backends"] == {"coin-lib": "1.0"}

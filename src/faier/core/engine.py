@@ -84,6 +84,7 @@ BUILTIN: dict[str, str] = {
     "exact": "faier.engines.exact.entry",
     "smt": "faier.engines.smt.entry",
     "statistical": "faier.engines.statistical.entry",
+    "alignment": "faier.engines.alignment.entry",
     "dpctl": "faier.logic.entry",
 }
 """Built-in engines in the order ``auto`` asks them: name → module defining ``ENGINE``."""

@@ -64,6 +64,10 @@ def render(result: Result, console: Console) -> None:
     if result.certificate is not None:
         for i, line in enumerate(result.certificate.lines()):
             table.add_row("no finite ε" if i == 0 else "", Text(line))
+    if result.proof is not None:
+        table.add_row("scope", result.proof.scope)
+        for i, line in enumerate(result.proof.lines):
+            table.add_row("proof" if i == 0 else "", Text(line))
     if result.parametric is not None:
         for label, line in result.parametric.lines():
             table.add_row(label, Text(line))

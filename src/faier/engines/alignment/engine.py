@@ -1,0 +1,190 @@
+"""The alignment engine's decision: prove ε-DP for every input, or refute it exactly.
+
+1. Run the program symbolically over n symbolic inputs (``execute.py``).
+2. For each template family, synthesise an alignment by CEGIS with z3
+   (``synthesis.py``); the first that verifies is the proof, re-checked by
+   cvc5 (``certificate.py``): "holds" with scope "all inputs".
+3. Otherwise decide the counterexamples' inputs and the grid exactly with the
+   certified engine (``refute.py``): "violated" only with its witness, else
+   "unknown" with what was tried.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from fractions import Fraction
+
+import z3
+
+from faier.core.budget import Budget
+from faier.core.options import Options
+from faier.core.problem import Problem
+from faier.engines.alignment import certificate, execute, refute
+from faier.engines.alignment.execute import both, total
+from faier.engines.alignment.synthesis import (
+    Counterexample,
+    Outcome,
+    Setting,
+    Undecided,
+    obligations,
+    synthesise,
+)
+from faier.engines.alignment.templates import FAMILIES
+from faier.engines.alignment.values import NotAffine
+from faier.errors import BudgetExceeded, SpecError
+from faier.mechanisms.program import Program
+from faier.privacy.budget import Epsilon
+from faier.privacy.neighbours import EveryQuery, NeighbourRelation, OneQuery
+from faier.privacy.specs import DifferentialPrivacy
+from faier.results import Result, Statistics, Verdict
+
+MAX_PATHS = 4096
+
+
+def epsilon_lower(eps: Epsilon) -> Fraction:
+    """ε itself when rational, else a rational just below it (costs are rational)."""
+    if eps.rational is not None:
+        return eps.rational
+    value = eps.value
+    if not math.isfinite(value) or value <= 0:
+        return Fraction(0)
+    return Fraction(value) * (1 - Fraction(1, 10**9))
+
+
+def neighbour_formula(
+    relation: EveryQuery | OneQuery,
+) -> Callable[[Sequence[z3.ArithRef], Sequence[z3.ArithRef]], z3.BoolRef]:
+    """The relation over symbolic vectors (every-query or one-query ±Δ)."""
+
+    def every(x: Sequence[z3.ArithRef], y: Sequence[z3.ArithRef]) -> z3.BoolRef:
+        d = z3.RealVal(relation.delta)
+        return both([both([b - a <= d, a - b <= d]) for a, b in zip(x, y, strict=True)])
+
+    def one(x: Sequence[z3.ArithRef], y: Sequence[z3.ArithRef]) -> z3.BoolRef:
+        moved = total(
+            [z3.If(a != b, z3.IntVal(1), z3.IntVal(0)) for a, b in zip(x, y, strict=True)]
+        )
+        return both([every(x, y), moved <= 1])
+
+    return every if isinstance(relation, EveryQuery) else one
+
+
+def supported(relation: object) -> bool:
+    return isinstance(relation, EveryQuery | OneQuery)
+
+
+def queries(program: Program[object]) -> int:
+    first = next(iter(program.inputs))
+    if not isinstance(first, tuple):
+        raise SpecError(
+            "the alignment engine needs inputs that are vectors of query answers",
+            fix="declare inputs=faier.grid(n, m)",
+        )
+    return len(first)
+
+
+def _paths(program: Program[object], n: int) -> tuple[execute.Path, ...]:
+    found = tuple(execute.paths(program.body, n, integer=False, max_paths=MAX_PATHS))
+    if any(d.kind == "discrete_laplace" for p in found for d in p.draws):
+        return tuple(execute.paths(program.body, n, integer=True, max_paths=MAX_PATHS))
+    return found
+
+
+def _unknown(problem: Problem, eps: Epsilon, reason: str, started: float, method: str) -> Result:
+    return Result(
+        target=problem.name,
+        privacy=problem.privacy.describe() + "; every input (symbolic)",
+        method=method,
+        verdict=Verdict.UNKNOWN,
+        epsilon=eps.text,
+        reason=reason,
+        statistics=Statistics(seconds=time.perf_counter() - started),
+    )
+
+
+def verify(problem: Problem, eps: Epsilon, options: Options) -> Result:
+    """holds for every input (an alignment, re-checked by cvc5), violated (the certified
+    engine's witness on a counterexample's inputs or the grid), or unknown."""
+    started = time.perf_counter()
+    budget = Budget(options.timeout, options.max_states)
+    program = problem.mechanism
+    assert isinstance(program, Program) and isinstance(problem.privacy, DifferentialPrivacy)
+    relation = problem.privacy.neighbours
+    assert isinstance(relation, EveryQuery | OneQuery)
+    n = queries(program)
+    method = "randomness alignment synthesised by CEGIS with z3 (CheckDP), re-checked by cvc5"
+    try:
+        paths = _paths(program, n)
+    except (execute.Unsupported, NotAffine) as exc:
+        return _unknown(problem, eps, f"not modelled: {exc.message}", started, method)
+    except BudgetExceeded as exc:
+        return _unknown(problem, eps, exc.reason, started, method)
+    unit = Fraction(relation.delta)
+    integer = any(d.kind == "discrete_laplace" for p in paths for d in p.draws)
+    symbols = execute.Symbols(n, integer)
+    setting = Setting(paths, symbols, neighbour_formula(relation), epsilon_lower(eps), unit)
+    outcomes: list[Outcome] = []
+    try:
+        for family in FAMILIES:
+            outcome = synthesise(setting, family, budget)
+            outcomes.append(outcome)
+            if outcome.candidate is not None:
+                return _proved(problem, eps, setting, outcome, started, method, relation)
+    except BudgetExceeded as exc:
+        return _unknown(problem, eps, exc.reason, started, method)
+    except Undecided as exc:
+        return _unknown(problem, eps, str(exc), started, method)
+    tried = ", ".join(f"{o.family} ({o.rounds} rounds)" for o in outcomes)
+    found: list[Counterexample] = [c for o in outcomes for c in o.counterexamples]
+    pairs = refute.candidate_pairs(found, relation)
+    violated, where = refute.decide(problem, program, eps, pairs, options)
+    seconds = time.perf_counter() - started
+    if violated is not None:
+        return replace(
+            violated,
+            method=f"no alignment in the templates ({tried}); the certified engine decided "
+            f"{where} exactly: {violated.method}",
+            statistics=replace(violated.statistics, seconds=seconds),
+        )
+    return _unknown(
+        problem,
+        eps,
+        f"no alignment found in the templates ({tried}) and no violation on {where}",
+        started,
+        method,
+    )
+
+
+def _proved(
+    problem: Problem,
+    eps: Epsilon,
+    setting: Setting,
+    outcome: Outcome,
+    started: float,
+    method: str,
+    relation: NeighbourRelation,
+) -> Result:
+    assert outcome.candidate is not None
+    duties = obligations(setting, outcome.candidate, outcome.groups, outcome.of_path)
+    second = certificate.recheck(duties)
+    if second.failure is not None:
+        return _unknown(
+            problem, eps, f"z3 proved the alignment but {second.failure}", started, method
+        )
+    proof = certificate.build(
+        setting, outcome.candidate, outcome.groups, duties, second, relation.describe(), eps.text
+    )
+    return Result(
+        target=problem.name,
+        privacy=problem.privacy.describe()
+        + f"; every real input of {len(setting.symbols.x)} queries (symbolic), not a grid",
+        method=method,
+        verdict=Verdict.HOLDS,
+        epsilon=eps.text,
+        reason=None,
+        statistics=Statistics(seconds=time.perf_counter() - started, explored=len(setting.paths)),
+        proof=proof,
+    )
