@@ -3,7 +3,8 @@
 Public modules:
 
 * ``faier.api`` (re-exported here): :func:`epsilon`, :func:`verify`, :func:`load_problem`,
-  :func:`pld` (exact privacy loss distributions, ``faier.accounting``).
+  :func:`pld` (exact privacy loss distributions, ``faier.accounting``), :func:`audit`
+  (a real function run on neighbouring datasets with its noise intercepted, ``faier.auditing``).
 * ``faier.model``: distributions, HMMs, Markov chains, MDPs, model files.
 * ``faier.mechanisms``: writing mechanisms (:func:`program`, ``StepProgram``,
   ``Interactive``) and the built-in library.
@@ -18,7 +19,7 @@ Public modules:
   statistical tester; ``faier.adapters``: OpenDP and diffprivlib objects as black boxes.
 """
 
-from faier.api import epsilon, load_problem, pld, verify
+from faier.api import audit, epsilon, load_problem, pld, verify
 from faier.assertions import Assurance, assert_private
 from faier.core.options import Options
 from faier.core.problem import Problem
@@ -61,6 +62,7 @@ __all__ = [
     "StepProgram",
     "Verdict",
     "assert_private",
+    "audit",
     "bernoulli",
     "discrete_gaussian",
     "discrete_laplace",

@@ -588,3 +588,40 @@ def pld(
             accountant=accountant,
             budget=Budget(chosen.timeout, chosen.max_states),
         )
+
+
+def audit(
+    function: Callable[..., Any] | str,
+    data: Any,
+    *,
+    epsilon: str | float | Epsilon,
+    delta: str | float | Fraction | None = None,
+    neighbours: str = "add-remove",
+    args: Mapping[str, Any] | None = None,
+    seed: int | None = None,
+    budget: int | None = None,
+    bounds: Mapping[str, Any] | Sequence[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    **kwargs: Any,
+) -> Any:
+    """Audit a real function ``function(data, **args, **kwargs)`` (docs/AUDIT.md).
+
+    ``function``: a callable, ``"FILE.py:FUNCTION"`` or ``"module:function"``;
+    ``data``: a numpy array, DataFrame, list of records, or a .csv/.npy/.json
+    path.  Returns an ``AuditReport``: violated with an exact witness, or no
+    violation found in the pairs searched (never "holds").
+    """
+    from faier.auditing.api import audit as run_audit
+
+    return run_audit(
+        function,
+        data,
+        epsilon=epsilon,
+        delta=delta,
+        neighbours=neighbours,
+        args={**(args or {}), **kwargs},
+        seed=seed,
+        budget=budget,
+        bounds=list(bounds) if bounds is not None and not isinstance(bounds, Mapping) else bounds,
+        progress=progress,
+    )

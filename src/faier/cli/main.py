@@ -58,6 +58,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "faier.cli.testing",
     "faier.cli.pld",
     "faier.cli.batch",
+    "faier.cli.audit",
 )
 """Modules that add commands to ``app`` when imported (one per further engine)."""
 

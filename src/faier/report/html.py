@@ -643,6 +643,7 @@ def _body(report: Any, extras: Extras) -> tuple[str, str]:
         "CheckResult": _check_body,
         "PLDReport": _pld_body,
         "BatchReport": _batch_body,
+        "AuditReport": _audit_body,
     }
     if kind == "CertifyReport" or kind == "BoundReport":
         target = str(report.test.target)
@@ -661,8 +662,32 @@ BATCH_BADGES = {
 }
 
 
+def _audit_body(report: Any) -> str:
+    """The audit's outcome, the witness (or largest) pair and its terms."""
+    rows = [
+        ("outcome", report.outcome),
+        ("claim", f"ε = {report.claim.epsilon}, δ = {report.claim.delta}"),
+        ("neighbours", f"{report.relation}; records in {report.bounds}"),
+    ]
+    shown = report.witness or report.largest
+    if shown is not None:
+        rows += [("pair", shown.change), ("D", shown.left.show()), ("D′", shown.right.show())]
+        if shown.loss is not None:
+            rows.append(("ε* of the pair", shown.loss.show()))
+            for t in shown.loss.terms:
+                if t.line:
+                    why = f" ({t.infinite})" if t.infinite else ""
+                    rows.append((f"line {t.line}", f"{t.family}: shift/scale {t.ratio:.6g}{why}"))
+    rows += [("unrecognised", u) for u in report.unrecognised]
+    rows += [("undecided", f"{p.change}: {p.undecided}") for p in report.undecided[:3]]
+    return _facts(rows)
+
+
 def _badge(report: Any) -> str:
     kind = type(report).__name__
+    if kind == "AuditReport" and report.verdict is None:
+        return f'<span class="verdict holds">{_e(report.outcome)}</span>'
+
     if kind == "BatchReport":
         css, text = BATCH_BADGES.get(int(report.exit_code), ("unknown", "see the jobs"))
         return f'<span class="verdict {css}">{_e(text)}</span>'

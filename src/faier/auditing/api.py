@@ -1,0 +1,65 @@
+"""``faier.audit``: one entry for the CLI and for Python, from already-read values."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from typing import Any
+
+from faier.auditing import data as datasets
+from faier.auditing import neighbours as nb
+from faier.auditing.pair import Claim
+from faier.auditing.report import AuditReport
+from faier.auditing.search import Plan, Progress, search
+from faier.errors import SpecError
+from faier.privacy.budget import Epsilon, parse_delta
+
+DEFAULT_BUDGET = 100
+
+
+def audit(
+    function: Callable[..., Any] | str,
+    data: Any,
+    *,
+    epsilon: str | float | Epsilon,
+    delta: str | float | Fraction | None = None,
+    neighbours: str = "add-remove",
+    args: Mapping[str, Any] | None = None,
+    seed: int | None = None,
+    budget: int | None = None,
+    bounds: Mapping[str, Any] | list[str] | None = None,
+    progress: Progress | None = None,
+) -> AuditReport:
+    """Audit ``function(data, **args)`` against (ε, δ)-DP under ``neighbours``."""
+    from faier.auditing.target import load
+
+    name = (
+        function if isinstance(function, str) else getattr(function, "__qualname__", repr(function))
+    )
+    called = load(function) if isinstance(function, str) else function
+    dataset = datasets.load(data) if _is_path(data) else datasets.from_value(data)
+    eps = epsilon if isinstance(epsilon, Epsilon) else Epsilon.parse(epsilon)
+    claim = Claim(eps, parse_delta(delta) if delta is not None else Fraction(0))
+    relation = nb.read_relation(neighbours)
+    if budget is not None and budget < 1:
+        raise SpecError(f"budget {budget} is below 1", where="--budget", fix="e.g. --budget 200")
+    plan = Plan(
+        function=called,
+        target=name,
+        dataset=dataset,
+        args=dict(args or {}),
+        claim=claim,
+        relation=relation,
+        bounds=nb.read_bounds(
+            nb.parse_bounds(bounds if not isinstance(bounds, Mapping) else dict(bounds)), dataset
+        ),
+        seed=0 if seed is None else seed,
+        budget=budget or DEFAULT_BUDGET,
+    )
+    return search(plan, progress)
+
+
+def _is_path(data: Any) -> bool:
+    from pathlib import Path
+
+    return isinstance(data, str | Path)

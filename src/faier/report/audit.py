@@ -1,0 +1,77 @@
+"""Terminal rendering of ``faier audit``: the verdict, the witness pair and its primitive."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from faier.auditing.pair import PairOutcome
+from faier.auditing.report import AuditReport
+from faier.results import Verdict
+
+STYLES = {"violated": "bold red", "unknown": "bold yellow"}
+
+
+def _pair_rows(table: Table, outcome: PairOutcome, title: str) -> None:
+    table.add_row(title, outcome.change)
+    table.add_row("D", outcome.left.show())
+    table.add_row("D′", outcome.right.show())
+    loss = outcome.loss
+    if loss is not None:
+        table.add_row("ε* of the pair", loss.show())
+        worst = loss.worst()
+        if worst is not None and worst.line:
+            table.add_row("line", f"{worst.site}:{worst.line} ({worst.family})")
+            if worst.shift is not None and worst.scale is not None and worst.infinite is None:
+                table.add_row(
+                    "shift vs scale",
+                    f"|Δ| = {float(worst.shift):.6g} against scale {float(worst.scale):.6g} "
+                    f"(ratio {worst.ratio:.6g})",
+                )
+    if outcome.difference is not None:
+        table.add_row("calls", outcome.difference)
+    if outcome.decision is not None and outcome.decision.detail:
+        table.add_row("why", outcome.decision.detail)
+
+
+def render_audit(report: AuditReport, console: Console) -> None:
+    """The audit's answer as a two-column table, then what could not be decided."""
+    verdict = report.verdict
+    text = report.outcome
+    style = (
+        STYLES.get("violated" if verdict is Verdict.VIOLATED else "unknown", "")
+        if verdict
+        else "bold green"
+    )
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("target", report.target)
+    table.add_row(
+        "claim",
+        f"ε = {report.claim.epsilon}"
+        + (f", δ = {report.claim.delta}" if report.claim.delta else ""),
+    )
+    table.add_row("neighbours", f"{report.relation}; records in {report.bounds}")
+    table.add_row("verdict", f"[{style}]{text}[/]")
+    if report.witness is not None:
+        _pair_rows(table, report.witness, "witness")
+    elif report.largest is not None:
+        _pair_rows(table, report.largest, "largest pair")
+    for primitive in report.primitives[:6]:
+        table.add_row("primitive", primitive)
+    for source in report.unrecognised:
+        table.add_row("unrecognised", source)
+    for reason in report.reasons:
+        table.add_row("unknown", reason)
+    for outcome in report.undecided[:3]:
+        table.add_row("undecided", f"{outcome.change}: {outcome.undecided}")
+    if report.skipped:
+        first = report.skipped[0]
+        table.add_row(
+            "skipped",
+            f"{len(report.skipped)} pairs where the function raised "
+            f"(first: {first.change}: {first.skipped})",
+        )
+    table.add_row("time", f"{report.seconds:.2f} s, {report.pairs} pairs")
+    console.print(table)
