@@ -117,9 +117,8 @@ def noisy_sum_per_batch(data, epsilon=1.0):
     clipped = np.clip(np.nan_to_num(data, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
     released = []
     for start in range(0, len(clipped), 2):
-        released.append(
-            float(clipped[start : start + 2].sum() + np.random.laplace(0.0, 1.0 / epsilon))
-        )  # BUG
+        noise = np.random.laplace(0.0, 1.0 / epsilon)  # BUG
+        released.append(float(clipped[start : start + 2].sum() + noise))
     return released
 
 
