@@ -36,7 +36,9 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
 import math
+import re
 from collections import Counter
 from collections.abc import Hashable
 from dataclasses import replace
@@ -55,6 +57,7 @@ from faier.core.problem import Problem
 from faier.engines.exact import epsilon
 from faier.engines.exact.orbit_search import OrbitSearch
 from faier.engines.exact.orbits import InputOrbits, pair_count, pair_orbits
+from faier.engines.exact.symmetry_check import SYMMETRY_SAMPLES, declaration_sample
 from faier.errors import InternalError, MechanismError, SpecError
 from faier.mechanisms import PermuteQueries, grid
 from faier.mechanisms.handlers import Context
@@ -414,6 +417,74 @@ def test_a_declaration_that_moves_outputs_wrongly_is_caught_on_a_sample() -> Non
         epsilon(Problem("first", mechanism, DifferentialPrivacy()))
 
 
+def leaky_same(n: int, leak: tuple[int, ...]) -> Program[Any]:
+    """A sum with truncated geometric noise, declared "same", that leaks on one input."""
+
+    noise = [Distribution.of(ref.truncated_geometric_row(HALF, 2 * n, s)) for s in range(2 * n + 1)]
+
+    def body(x: Hashable, ctx: Context) -> object:
+        assert isinstance(x, tuple)
+        return "leak" if x == leak else ctx.draw(noise[sum(x)])
+
+    return Program("leaky", body, grid(n, 2), symmetry=PermuteQueries("same"))
+
+
+def test_a_leak_on_one_unsorted_input_of_a_small_grid_is_caught() -> None:
+    """The issue's program: 243 inputs, a leak on (2, 0, 1, 0, 0) alone.  Six sampled inputs
+    missed it and the search said ε* = ln 32; every input is checked now."""
+    mechanism = leaky_same(5, (2, 0, 1, 0, 0))
+    with pytest.raises(MechanismError, match=r"fails on input \(2, 0, 1, 0, 0\)"):
+        epsilon(Problem("leaky", mechanism, DifferentialPrivacy()))
+
+
+def test_the_sample_holds_every_orbit_permuted_and_at_least_1000_inputs() -> None:
+    for n, top in [(7, 2), (14, 2), (30, 2), (12, 1)]:
+        orbits = InputOrbits.of(n, top)
+        reps = [orbits.rep(r) for r in range(len(orbits))]
+        inputs, _ = declaration_sample(n, top, reps)
+        assert len(inputs) == len(set(inputs)) == max(SYMMETRY_SAMPLES, len(reps))
+        assert {tuple(sorted(x)) for x in inputs} >= set(reps)
+        assert inputs == declaration_sample(n, top, reps)[0]  # seeded: the same every run
+    small = InputOrbits.of(6, 2)  # 729 inputs: every one
+    inputs, _ = declaration_sample(6, 2, [small.rep(r) for r in range(len(small))])
+    assert sorted(inputs) == list(itertools.product(range(3), repeat=6))
+
+
+def test_a_leak_on_a_sampled_input_of_a_large_grid_is_caught() -> None:
+    """On 3^7 inputs the sample holds a shuffled copy of every orbit's representative: a
+    leak there is caught (the 6 inputs of before held none of these)."""
+    orbits = InputOrbits.of(7, 2)
+    inputs, _ = declaration_sample(7, 2, [orbits.rep(r) for r in range(len(orbits))])
+    shuffled = next(x for x in inputs[: len(orbits)] if list(x) != sorted(x))
+    with pytest.raises(MechanismError, match="fails on input " + re.escape(repr(shuffled))):
+        epsilon(Problem("leaky", leaky_same(7, shuffled), DifferentialPrivacy()))
+
+
+def test_a_sampled_declaration_is_named_in_the_result_and_the_json(tmp_path: Path) -> None:
+    from faier.cli.main import app
+
+    source = tmp_path / "total.py"
+    source.write_text(
+        "from fractions import Fraction\n"
+        "import faier\n"
+        "NOISE = [faier.truncated_geometric(Fraction(1, 2), 14, s) for s in range(15)]\n"
+        "@faier.program(inputs=faier.grid(7, 2), symmetry=faier.permute_queries('same'))\n"
+        "def total(x, ctx):\n"
+        "    return ctx.draw(NOISE[sum(x)])\n"
+    )
+    result = CliRunner().invoke(
+        app, ["verify", str(source), "--epsilon", "ln(128)", "--json"], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["verdict"] == "holds" and data["epsilon_star"]["ratio"] == "128"
+    (assumed,) = data["assumptions"]
+    assert assumed.startswith("the declared symmetry (permuting the answers leaves")
+    assert "checked exactly on 1000 of its 2187 inputs" in assumed
+    text = CliRunner().invoke(app, ["verify", str(source), "--epsilon", "ln(128)"])
+    assert "assumes" in text.stdout and "1000 of its 2187" in " ".join(text.stdout.split())
+
+
 def test_the_library_declared_wrongly_is_an_internal_error() -> None:
     mechanism = replace(noisy_max(3, "first"), symmetry=PermuteQueries("index"))
     with pytest.raises(InternalError, match="declared symmetry"):
@@ -492,8 +563,15 @@ def test_large_grids_are_kept_by_their_shape() -> None:
 def test_the_method_names_the_orbits() -> None:
     result = orbit_result(noisy_max(5, "uniform"))
     assert "(21 input orbits of 243 inputs, 441 neighbour-pair orbits of 16564" in result.method
-    assert "symmetry checked exactly on 6 inputs (seeded)" in result.method
+    assert "symmetry checked exactly on 243 inputs and on every orbit's" in result.method
     assert "1 candidates rechecked exactly" in result.method
-    small = orbit_result(noisy_max(3, "uniform"))
-    assert "symmetry checked exactly on 27 inputs and on every orbit's" in small.method
+    assert result.assumptions == ()  # every input checked on its own run: nothing assumed
+    large = orbit_result(noisy_max(7, "uniform"))
+    assert (
+        "symmetry checked exactly on 1000 inputs (seeded, every orbit among them), 6 of them "
+        "on its own runs and the rest on its grid_column" in large.method
+    )
+    (assumed,) = large.assumptions
+    assert "checked exactly on 1000 of its 2187 inputs" in assumed
+    assert "against the mechanism's own runs on 6 of them" in assumed
     assert OrbitSearch.prepare(noisy_max(3, "first"), EVERY) is None

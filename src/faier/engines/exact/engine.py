@@ -31,6 +31,7 @@ from faier.engines.exact.losses import (
     smallest_exp_epsilon,
     worst_outcome,
 )
+from faier.engines.exact.orbit_search import OrbitSearch
 from faier.errors import BudgetExceeded, InternalError, SpecError
 from faier.mechanisms.interactive import Interactive
 from faier.model.distribution import Distribution
@@ -59,6 +60,7 @@ class Analysis:
     counts: pruning.SearchCounts = field(default_factory=pruning.SearchCounts)
     certificate: certificate.Certificate | None = None
     sequences: Any = None
+    assumptions: tuple[str, ...] = ()
 
 
 def _json_input(x: Hashable) -> Any:
@@ -102,6 +104,8 @@ def _analyse_distribution(
                 analysis.recheck = (best.comparison, best.output)
                 analysis.method = grid.describe()
             analysis.method = grid.describe()
+            if isinstance(grid, OrbitSearch):
+                analysis.assumptions = grid.assumptions()
             return
     inputs = mechanism.inputs.values
     comparisons = problem.privacy.comparisons(inputs)  # type: ignore[union-attr]
@@ -390,6 +394,7 @@ def epsilon(
         reason=None if known else reason,
         statistics=stats,
         certificate=_unbounded(analysis) if not delta else None,
+        assumptions=analysis.assumptions,
     )
 
 
@@ -494,4 +499,5 @@ def verify(
         reason=reason,
         statistics=_statistics(started, analysis, budget),
         certificate=_unbounded(analysis) if delta is None else None,
+        assumptions=analysis.assumptions,
     )

@@ -43,6 +43,7 @@ from faier.core.budget import Budget
 from faier.engines.exact import orbits as orbit_space
 from faier.engines.exact.grid_search import MARGIN, TINY, Best, ExactColumns, Grid, grid_of
 from faier.engines.exact.symmetry_check import (
+    DeclarationCheck,
     check_declaration,
     check_stabilisers,
     fault,
@@ -84,8 +85,9 @@ class OrbitSearch:
         self.outputs: list[Hashable] = []
         self.table: Floats = np.zeros((0, 0))
         self.pairs = 0
-        self.checked = 0
+        self.declaration: DeclarationCheck | None = None
         self.candidates = 0
+        self._columns: dict[tuple[int, ...], dict[Hashable, Fraction]] = {}
 
     @classmethod
     def prepare(cls, mechanism: Any, relation: Relation) -> OrbitSearch | None:
@@ -121,17 +123,23 @@ class OrbitSearch:
             f"of {self.grid.size} inputs, {self.pairs} neighbour-pair orbits of "
             f"{self.comparisons} ordered pairs; {source} per orbit, screened in float64"
         )
-        if self.checked:
-            text += (
-                f"; symmetry checked exactly on {self.checked} inputs"
-                + ("" if self.checked == self.grid.size else " (seeded)")
-                + " and on every orbit's equal answers"
-            )
+        if self.declaration is not None:
+            text += f"; {self.declaration.describe()} and on every orbit's equal answers"
         return text + f"; {self.candidates} candidates rechecked exactly)"
+
+    def assumptions(self) -> tuple[str, ...]:
+        """What the answer takes on trust: the declaration where a sample was checked."""
+        found = None if self.declaration is None else self.declaration.assumption()
+        return () if found is None else (found,)
 
     # --- building the orbit table -------------------------------------------------------------
 
     def _column(self, x: tuple[int, ...], budget: Budget) -> dict[Hashable, Fraction]:
+        """The exact column of a representative, computed once (the check and the table
+        both read it)."""
+        known = self._columns.get(x)
+        if known is not None:
+            return known
         budget.check_time()
         if self.shortcut:
             column = nonzero(self.mechanism.grid_column(x))
@@ -140,6 +148,7 @@ class OrbitSearch:
                 self.mechanism.output_distribution(x, max_states=budget.max_states).as_dict()
             )
         budget.spend(len(column))
+        self._columns[x] = column
         return column
 
     def build(self, budget: Budget) -> bool:
@@ -150,11 +159,12 @@ class OrbitSearch:
             orbit_space.pair_count(orbits.rep(r), self.top, self.relation)
             for r in range(len(orbits))
         )
-        self.checked = check_declaration(
+        self.declaration = check_declaration(
             self.mechanism,
             self.symmetry,
             self.n,
             self.top,
+            [orbits.rep(r) for r in range(len(orbits))],
             lambda x: self._column(x, budget),
             self.shortcut,
             budget,
@@ -172,7 +182,9 @@ class OrbitSearch:
             check_stabilisers(self.mechanism, self.symmetry, rep, column)
             self.columns.append(column)
             if len(index) * len(orbits) > MAX_TABLE_ENTRIES:
+                self._columns.clear()
                 return False
+        self._columns.clear()
         table = np.zeros((len(index), len(orbits)))
         for r, column in enumerate(self.columns):
             for output, p in column.items():
