@@ -94,7 +94,7 @@ def test_neighbours_file(tmp_path: Path) -> None:
         (["survey", "-f", "D{ln(3),0}[X out1"], "formula, column 11: unbalanced '['"),
         (["survey", "-f", "D{ln(3),0}[X out2]"], "formula, column 14: unknown label 'out2'"),
         (["survey", "-f", "D{-1,0}[X out1]"], "formula, column 3: ε = '-1' is negative"),
-        (["survey", "-f", "D{ln(3),1.5}[X out1]"], "formula, column 9: δ = 3/2 is not in [0, 1]"),
+        (["survey", "-f", "D{ln(3),1.5}[X out1]"], "formula, column 9: δ = 1.5 is not in [0, 1]"),
         (["survey", "-f", "X out1"], "formula, column 1: X is a path operator outside P or D"),
         (["survey", "-f", "out1 & P=? [X out1]"], "formula, column 8: P=? asks for a probability"),
         (

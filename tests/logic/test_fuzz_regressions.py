@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import pytest
-
 from faier.logic import check, logic_model, markov_chain
 from faier.logic.neighbours import NeighbourRelation
 from faier.results import Verdict
@@ -29,10 +27,11 @@ def test_violated_d_over_a_negated_next_of_a_negated_label_is_explained() -> Non
     assert dict(result.states) == {"s0": Verdict.VIOLATED, "s1": Verdict.VIOLATED}
 
 
-@pytest.mark.xfail(
-    strict=True, reason="D{ε} does not read exponent decimals that faier verify reads"
-)
 def test_d_reads_an_exponent_decimal_like_verify() -> None:
-    """docs/LOGIC.md: ε in D{ε, δ} is read 'as in faier verify', which accepts 1e-06."""
+    """docs/LOGIC.md: ε in D{ε, δ} is read 'as in faier verify', which accepts 1e-06,
+    and δ as --delta reads it."""
     result = check(two_absorbing_states(), "D{1e-06, 0}[X b]")
     assert dict(result.states) == {"s0": Verdict.VIOLATED, "s1": Verdict.VIOLATED}
+    result = check(two_absorbing_states(), "D{ln(3), 1e-5}[X b]")
+    assert dict(result.states) == {"s0": Verdict.VIOLATED, "s1": Verdict.VIOLATED}
+    assert check(two_absorbing_states(), "D{ln(3), 1e0}[X b]").verdict is Verdict.HOLDS

@@ -46,14 +46,22 @@ LN3 = Epsilon.parse("ln(3)")
     ("text", "tree"),
     [
         ("a & b & c", And(And(a, b), c)),
-        ("a -> b -> c", Implies(a, Implies(b, c))),
+        ("a -> b -> c", Implies(Implies(a, b), c)),
         ("a | b & c", Or(a, And(b, c))),
-        ("X a & b", And(Next(a), b)),
-        ("F a & G b", And(Finally(a), Globally(b))),
-        ("a U b U c", Until(a, Until(b, c))),
+        ("X a & b", Next(And(a, b))),
+        ("(X a) & b", And(Next(a), b)),
+        ("F a & G b", Finally(And(a, Globally(b)))),
+        ("(F a) & (G b)", And(Finally(a), Globally(b))),
+        ("a & F b | c", And(a, Finally(Or(b, c)))),
+        ("!F a & b", Not(Finally(And(a, b)))),
+        ("F a U b", Until(Finally(a), b)),
+        ("a & b U c | d", Until(And(a, b), Or(c, Atom("d")))),
+        ("a U F b & c", Until(a, Finally(And(b, c)))),
+        ("a U (b U c)", Until(a, Until(b, c))),
         ("!a U<=3 b", Until(Not(a), b, 3)),
         ("X X (a & X a)", Next(Next(And(a, Next(a))))),
         ("F<=2 G<=1 a", Finally(Globally(a, 1), 2)),
+        ("F a -> b", Finally(Implies(a, b))),
         ("¬a ∧ b → c ∨ true", Implies(And(Not(a), b), Or(c, Const(True)))),
         ('"F" & "my label"', And(Atom("F"), Atom("my label"))),
     ],
@@ -80,7 +88,7 @@ def test_operators() -> None:
 
 
 def test_tree_helpers() -> None:
-    path = parse("X (out1 & D{ln(3), 0}[X out1]) & a U<=2 b", path=True)
+    path = parse("(X (out1 & D{ln(3), 0}[X out1])) & (a U<=2 b)", path=True)
     assert not is_state_formula(path)
     assert horizon(path) == 2
     assert horizon(parse("F a", path=True)) is None
@@ -108,7 +116,9 @@ def test_positions() -> None:
         ("D{-1, 0}[X a]", 3, "negative"),
         ("D{ln(1/2)}[X a]", 3, "negative"),
         ("D{ln(3), 2}[X a]", 10, "δ = 2 is not in [0, 1]"),
-        ("D{ln(3), -0.1}[X a]", 10, "δ = -1/10 is not in [0, 1]"),
+        ("D{ln(3), -0.1}[X a]", 10, "δ = -0.1 is not in [0, 1]"),
+        ("D{ln(3), 1e-999999}[X a]", 10, "out of range"),
+        ("P>=0.5 [a U b U c]", 15, "U is not associative"),
         ("D{foo, 0}[X a]", 3, "unknown name 'foo'"),
         ("P>=1.5 [X a]", 4, "not in [0, 1]"),
         ("P in [0.6, 0.5] [X a]", 7, "exceeds"),
@@ -221,7 +231,7 @@ AT_LIMIT = {
     "brackets": "(" * MAX_DEPTH + "true" + ")" * MAX_DEPTH,
     "conjunctions": _chain("&", MAX_DEPTH),
     "implications": _chain("->", MAX_DEPTH),
-    "until": "P>=0 [" + _chain("U", MAX_DEPTH - 1, "true") + "]",
+    "until": "P>=0 [" + "true U (" * (MAX_DEPTH - 2) + "true U true" + ")" * (MAX_DEPTH - 2) + "]",
     "next": "P>=0 [" + "X " * (MAX_DEPTH - 1) + "out1]",
     "D in D": "D{1, 0}[" * MAX_DEPTH + "out1" + "]" * MAX_DEPTH,
     "P in P": "P>=0 [" * MAX_DEPTH + "out1" + "]" * MAX_DEPTH,

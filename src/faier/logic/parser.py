@@ -1,11 +1,18 @@
-"""Reading dpCTL* formulas: a lark grammar, errors that point at a column.
+"""Reading dpCTL* formulas: PRISM's and Storm's precedence, errors that point at a column.
 
-Operators, loosest first: ``->`` (right-assoc), ``|``, ``&``, ``U`` (right-
-assoc, optionally ``U<=k``), then the prefix operators ``!``, ``X``,
-``F[<=k]``, ``G[<=k]``, which take the smallest formula to their right —
-unlike PRISM/Storm, where ``F a & b`` means ``F (a & b)``.  ``P~b [φ]``,
-``P in [a, b] [φ]``, ``P=? [φ]`` (and ``Pmin=?``, ``Pmax=?``) and
-``D{ε, δ}[φ]`` are atomic.  Every message names the line and column.
+Inside ``P[…]`` and ``D{…}[…]`` the grammar is Storm's (and PRISM's, where
+PRISM accepts the formula): the boolean connectives bind tighter than the
+temporal operators.  Loosest first: ``U`` (optionally ``U<=k``; not
+associative: ``a U b U c`` is refused), ``->`` (left-assoc, as PRISM's
+``=>``), ``|``, ``&``, then ``!`` on the smallest formula to its right.  The
+prefix operators ``X``, ``F[<=k]``, ``G[<=k]`` take everything to their right
+up to a ``U`` or a closing bracket: ``F s=5 & srep=2`` is ``F (s=5 & srep=2)``
+and ``a & F b | c`` is ``a & F (b | c)``, as PRISM and Storm read them (the
+grammar's shift/reduce choices are resolved as shifts, which is exactly
+that).  ``P~b [φ]``, ``P in [a, b] [φ]``, ``P=? [φ]`` (and ``Pmin=?``,
+``Pmax=?``) and ``D{ε, δ}[φ]`` are atomic.  A property may carry a PRISM name
+(``"p2": P=? [F done]``) and end with ``;``.  Every message names the line and
+column.
 
 Nesting is capped (:data:`MAX_DEPTH` operators inside one another, as many
 brackets open at once): the tree is walked recursively downstream (building,
@@ -21,7 +28,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
 from types import FrameType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import (
@@ -57,35 +64,38 @@ from faier.logic.syntax import (
     children,
     walk,
 )
-from faier.privacy.budget import Epsilon
+from faier.model.probability import parse_number
+from faier.privacy.budget import Epsilon, parse_delta
 
 GRAMMAR = r"""
-?start: formula
+start: property_name? path SEMICOLON?
+property_name: ESCAPED ":"
 
-?formula: disj
-        | disj IMPLIES formula                  -> implies
+?path: prop
+     | prop UNTIL step_bound? prop              -> until
+?prop: disj
+     | prop IMPLIES disj                        -> implies
 ?disj: conj
      | disj OR conj                             -> or_
-?conj: until
-     | conj AND until                           -> and_
-?until: unary
-      | unary UNTIL step_bound? until           -> until
+?conj: unary
+     | conj AND unary                           -> and_
 ?unary: primary
       | NOT unary                               -> not_
-      | NEXT unary                              -> next_
-      | FINALLY step_bound? unary               -> finally_
-      | GLOBALLY step_bound? unary              -> globally
+      | NEXT prop                               -> next_
+      | FINALLY step_bound? prop                -> finally_
+      | GLOBALLY step_bound? prop               -> globally
 step_bound: COMPARE signed
 ?primary: NAME                                  -> atom
         | ESCAPED                               -> quoted_atom
         | TRUE                                  -> true
         | FALSE                                 -> false
-        | "(" formula ")"
-        | prob_kind COMPARE signed "[" formula "]"       -> prob_bound
-        | prob_kind EQUALS "?" "[" formula "]"           -> prob_query
-        | prob_kind IN interval "[" formula "]"          -> prob_interval
-        | DIFF "{" eps ("," signed)? "}" "[" formula "]" -> diff
+        | "(" path ")"
+        | prob_kind COMPARE signed "[" path "]"          -> prob_bound
+        | prob_kind EQUALS "?" "[" path "]"              -> prob_query
+        | prob_kind IN interval "[" path "]"             -> prob_interval
+        | DIFF "{" eps ("," delta)? "}" "[" path "]"     -> diff
         | arith comparison arith                 -> compare
+delta: MINUS? NUMBER
 comparison: COMPARE | EQUALS | UNEQUAL
 ?arith: arith_term | arith_sum
 ?arith_term: arith_factor | arith_product
@@ -131,15 +141,24 @@ COMPARE: "<=" | ">=" | "<" | ">"
 EQUALS: "="
 UNEQUAL: "!="
 MINUS: "-"
-NUMBER: /\d+(\.\d+)?(\/\d+)?/ | /\.\d+/
+NUMBER: /\d+(\.\d+)?([eE][+-]?\d+)?(\/\d+)?/ | /\.\d+([eE][+-]?\d+)?/
 NAME: /[A-Za-z_][A-Za-z0-9_]*/
 ESCAPED: /"(\\.|[^"\\\n])*"/
+SEMICOLON: ";"
 
 %import common.WS
 %ignore WS
 """
 
 _Node = TypeVar("_Node")
+
+
+@dataclass(frozen=True)
+class _Name:
+    """A property's PRISM name, as the parse tree hands it to ``start``."""
+
+    text: str
+
 
 MAX_DEPTH = 200
 """Most operators nested inside one another (``!``, ``X``, ``&``, ``P``, ``D``, and the
@@ -255,12 +274,14 @@ class ParsedFormula:
     """A formula with its source text and where each subformula starts.
 
     ``positions`` maps a subformula's place in the tree (child indices from the
-    root, see :func:`faier.logic.syntax.walk`) to its position in ``text``.
+    root, see :func:`faier.logic.syntax.walk`) to its position in ``text``;
+    ``name`` is the PRISM property name (``"p2": P=? [...]``), if given.
     """
 
     formula: Formula
     text: str
     positions: Mapping[tuple[int, ...], Position] = field(default_factory=dict, compare=False)
+    name: str | None = None
 
     def error(self, path: tuple[int, ...], message: str, fix: str | None = None) -> FormulaError:
         """An error located at the subformula at ``path``."""
@@ -297,7 +318,7 @@ def parse_formula(text: str, *, path: bool = False) -> ParsedFormula:
     make_room()
     builder = _Builder(text)
     try:
-        formula = builder.transform(tree)
+        name, formula = cast(tuple[str | None, Formula], builder.transform(tree))
     except VisitError as exc:
         if isinstance(exc.orig_exc, FormulaError):
             raise exc.orig_exc from None
@@ -307,7 +328,7 @@ def parse_formula(text: str, *, path: bool = False) -> ParsedFormula:
         for path, node in walk(formula)
         if id(node) in builder.positions
     }
-    parsed = ParsedFormula(formula, text, positions)
+    parsed = ParsedFormula(formula, text, positions, name)
     _check_structure(parsed, state=not path)
     return parsed
 
@@ -440,6 +461,13 @@ def _syntax_error(text: str, exc: UnexpectedInput) -> FormulaError:
         if token.type == "$END":
             position = _end(text)
             message = "the formula ends too early"
+        elif token.type == "UNTIL":
+            return _error(
+                text,
+                position,
+                "U is not associative: a U b U c has two readings",
+                "bracket one of them: (a U b) U c or a U (b U c)",
+            )
         elif token.type == "NAME" and token.value in KEYWORDS:
             message = f"unexpected keyword {token.value!r}"
         else:
@@ -482,13 +510,8 @@ def _end(text: str) -> Position:
 
 
 def _number(token: Token | str) -> Fraction:
-    text = str(token)
-    if "/" in text:
-        num, den = text.split("/")
-        if int(den) == 0:
-            raise ValueError("division by zero")
-        return Fraction(Fraction(num), int(den))
-    return Fraction(text)
+    """A number token exactly (``1/4``, ``0.25``, ``1e-5``), absurd exponents refused."""
+    return parse_number(str(token))[0]
 
 
 @v_args(meta=True, inline=True)
@@ -513,7 +536,24 @@ class _Builder(Transformer[Token, Formula]):
         except SpecError as exc:
             raise self._fail(where, exc.message, exc.fix) from None
 
+    # the property ---------------------------------------------------------------------
+
+    def start(self, meta: Any, *parts: Any) -> tuple[str | None, Formula]:
+        name = parts[0] if isinstance(parts[0], _Name) else None
+        formula = parts[1] if name is not None else parts[0]
+        return (None if name is None else name.text), formula
+
+    def property_name(self, meta: Any, token: Token) -> _Name:
+        return _Name(re.sub(r"\\(.)", r"\1", str(token)[1:-1]))
+
     # numbers ------------------------------------------------------------------------
+
+    def delta(self, meta: Any, *parts: Token) -> tuple[Fraction, Any]:
+        text = "".join(str(p) for p in parts)
+        try:
+            return parse_delta(text), meta
+        except SpecError as exc:
+            raise self._fail(meta, exc.message, exc.fix) from None
 
     def signed(self, meta: Any, *parts: Token) -> tuple[Fraction, Any]:
         try:
@@ -693,9 +733,7 @@ class _Builder(Transformer[Token, Formula]):
 
     def diff(self, meta: Any, op: Token, *parts: Any) -> Formula:
         eps, _ = parts[0]
-        delta, where = parts[1] if len(parts) == 3 else (Fraction(0), op)
-        if not 0 <= delta <= 1:
-            raise self._fail(where, f"δ = {delta} is not in [0, 1]", "δ is a probability")
+        delta = parts[1][0] if len(parts) == 3 else Fraction(0)
         return self._checked(op, lambda: Diff(parts[-1], eps, delta))
 
 

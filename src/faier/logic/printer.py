@@ -1,7 +1,12 @@
 """Writing formulas back as text that :func:`faier.logic.parser.parse` reads to the same tree.
 
-Parentheses appear only where the grammar's precedence needs them, and a
-right-nested ``a & (b & c)`` keeps its parentheses so the tree shape survives.
+Parentheses appear where the grammar's precedence needs them, so the text
+shows the grouping PRISM and Storm read: ``F (s = 5 & srep = 2)``,
+``(F a) & b``, ``a U<=3 (b & c)``.  A left-nested ``(a & b) & c`` prints as
+``a & b & c`` and a right-nested ``a & (b & c)`` keeps its parentheses, so
+the tree shape survives.  A prefix operator (``X``, ``F``, ``G``) takes
+everything to its right, so it is bracketed wherever something follows it,
+and as an operand of ``!`` or ``U``.
 """
 
 from __future__ import annotations
@@ -29,12 +34,14 @@ from faier.logic.syntax import (
     Until,
 )
 
-_IMPLIES, _OR, _AND, _UNTIL, _UNARY, _PRIMARY = range(1, 7)
+_UNTIL, _IMPLIES, _OR, _AND, _UNARY, _PRIMARY = range(1, 7)
+_PREFIX = 0
+"""A prefix operator's level: below every binary operator, so any operand place brackets it."""
 
 
 def format_formula(formula: Formula) -> str:
-    """The formula in faier's dpCTL* syntax."""
-    return _show(formula, 0)
+    """The formula in faier's dpCTL* syntax (PRISM's, where PRISM has the operator)."""
+    return _show(formula, 0, open_right=True)
 
 
 def format_label(name: str) -> str:
@@ -69,37 +76,62 @@ def _test(test: Bound | Interval | Query) -> str:
     return f"P in {low}{format_number(test.low)}, {format_number(test.high)}{high}"
 
 
-def _show(node: Formula, needed: int) -> str:
-    text, level = _render(node)
+def _show(node: Formula, needed: int, *, open_right: bool = False) -> str:
+    """``node`` bracketed when its level is below ``needed``.
+
+    ``open_right`` says nothing follows the text up to a closing bracket, so
+    a prefix operator may stand bare there (it takes everything to its right).
+    """
+    text, level = _render(node, open_right)
+    if level == _PREFIX and open_right:
+        return text
     return f"({text})" if level < needed else text
 
 
-def _render(node: Formula) -> tuple[str, int]:
+def _render(node: Formula, open_right: bool) -> tuple[str, int]:
     if isinstance(node, Atom):
         return format_label(node.name), _PRIMARY
     if isinstance(node, Expression):
         return node.text, _PRIMARY
     if isinstance(node, Const):
         return ("true" if node.value else "false"), _PRIMARY
-    if isinstance(node, Implies):
-        return f"{_show(node.left, _OR)} -> {_show(node.right, _IMPLIES)}", _IMPLIES
-    if isinstance(node, Or):
-        return f"{_show(node.left, _OR)} | {_show(node.right, _AND)}", _OR
-    if isinstance(node, And):
-        return f"{_show(node.left, _AND)} & {_show(node.right, _UNTIL)}", _AND
     if isinstance(node, Until):
         op = f"U{_bound(node.bound)}"
-        return f"{_show(node.left, _UNARY)} {op} {_show(node.right, _UNTIL)}", _UNTIL
+        left = _show(node.left, _UNARY)
+        return f"{left} {op} {_show(node.right, _UNARY, open_right=open_right)}", _UNTIL
+    if isinstance(node, Implies):
+        right = _show(node.right, _OR, open_right=open_right)
+        return f"{_show(node.left, _IMPLIES)} -> {right}", _IMPLIES
+    if isinstance(node, Or):
+        return f"{_show(node.left, _OR)} | {_show(node.right, _AND, open_right=open_right)}", _OR
+    if isinstance(node, And):
+        right = _show(node.right, _UNARY, open_right=open_right)
+        return f"{_show(node.left, _AND)} & {right}", _AND
     if isinstance(node, Not):
+        if isinstance(node.operand, Expression):
+            return f"!({node.operand.text})", _UNARY
         return f"!{_show(node.operand, _UNARY)}", _UNARY
     if isinstance(node, Next):
-        return f"X {_show(node.operand, _UNARY)}", _UNARY
+        return f"X {_argument(node.operand)}", _PREFIX
     if isinstance(node, Finally):
-        return f"F{_bound(node.bound)} {_show(node.operand, _UNARY)}", _UNARY
+        return f"F{_bound(node.bound)} {_argument(node.operand)}", _PREFIX
     if isinstance(node, Globally):
-        return f"G{_bound(node.bound)} {_show(node.operand, _UNARY)}", _UNARY
+        return f"G{_bound(node.bound)} {_argument(node.operand)}", _PREFIX
     if isinstance(node, Prob):
-        return f"{_test(node.test)} [{_show(node.path, 0)}]", _PRIMARY
+        return f"{_test(node.test)} [{_show(node.path, 0, open_right=True)}]", _PRIMARY
     assert isinstance(node, Diff)
     delta = format_number(node.delta)
-    return f"D{{{node.epsilon.text}, {delta}}}[{_show(node.path, 0)}]", _PRIMARY
+    path = _show(node.path, 0, open_right=True)
+    return f"D{{{node.epsilon.text}, {delta}}}[{path}]", _PRIMARY
+
+
+def _argument(operand: Formula) -> str:
+    """A prefix operator's operand: bare when it is one piece, else bracketed (``F (a & b)``).
+
+    Whatever follows the operator's text is outside a bracket around the
+    operator itself, so its operand is open to the right.
+    """
+    text, level = _render(operand, True)
+    if level == _PREFIX or level >= _UNARY:
+        return text
+    return f"({text})"

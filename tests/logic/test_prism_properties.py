@@ -1,0 +1,81 @@
+"""Properties as PRISM property files write them, read as PRISM and Storm read them.
+
+tests/logic/models/brp.pm is the bounded retransmission protocol of the PRISM
+benchmark suite; its property file (models/dtmcs/brp/p2.pctl, p4.pctl) has
+``P=? [ F s=5 & srep=2 ]`` and ``P=? [ F !(srep=0) & !recv ]``.  faier once
+read them as ``(F s=5) & srep=2`` (0) and ``(F !(srep=0)) & !recv`` (1); PRISM
+and Storm read ``F (s=5 & srep=2)``, whose published value for N=16, MAX=2
+is 2.6453089092093334E-5, and ``F (!(srep=0) & !recv)``, 8.0E-6.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import faier.cli.main  # noqa: F401  (registers the commands on the app)
+from faier.cli.common import app
+from faier.logic import check, load_model
+from faier.logic.models import LogicModel
+
+stormpy = pytest.importorskip("stormpy")
+
+BRP = Path(__file__).parent / "models" / "brp.pm"
+CONSTANTS = {"N": "16", "MAX": "2"}
+
+
+@pytest.fixture(scope="module")
+def brp() -> LogicModel:
+    return load_model(str(BRP), CONSTANTS)
+
+
+def storm_exact(path: Path, constants: dict[str, str], query: str) -> Fraction:
+    """Plain stormpy in exact arithmetic: the value in the initial state."""
+    program = stormpy.parse_prism_program(str(path))
+    program, _ = stormpy.instantiate_constants(
+        program, {name: int(value) for name, value in constants.items()}
+    )
+    properties = stormpy.parse_properties(query, program)
+    model = stormpy.build_model[stormpy.Rational](program, properties)
+    result = stormpy.model_checking(model, properties[0])
+    (initial,) = model.initial_states
+    return Fraction(str(result.get_value(initial)))
+
+
+@pytest.mark.parametrize(
+    ("query", "grouped", "published"),
+    [
+        ('"p2": P=? [ F s=5 & srep=2 ];', "P=? [F (s = 5 & srep = 2)]", 2.6453089092093334e-5),
+        ('"p4": P=? [ F !(srep=0) & !recv ];', "P=? [F (!(srep = 0) & !recv)]", 8.0e-6),
+        ("P=? [ F s=5 ]", "P=? [F s = 5]", 4.2333344360436463e-4),
+    ],
+)
+def test_brp_properties_read_as_prism_reads_them(
+    brp: LogicModel, query: str, grouped: str, published: float
+) -> None:
+    result = check(brp, query)
+    ((_, value),) = result.values
+    assert result.formula == grouped
+    assert value == storm_exact(BRP, CONSTANTS, query)
+    assert float(value) == pytest.approx(published, rel=1e-12)
+
+
+def test_brp_p4_is_exactly_one_in_125000(brp: LogicModel) -> None:
+    assert check(brp, "P=? [ F !(srep=0) & !recv ]").values[0][1] == Fraction(1, 125000)
+
+
+def test_the_cli_prints_and_serialises_the_grouping() -> None:
+    query = "P=? [ F s=5 & srep=2 ]"
+    args = ["check", str(BRP), "--const", "N=16,MAX=2", "-f", query]
+    result = CliRunner().invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["formula"] == "P=? [F (s = 5 & srep = 2)]"
+    (value,) = report["values"].values()
+    assert Fraction(value) == storm_exact(BRP, CONSTANTS, query)
+    text = CliRunner().invoke(app, args)
+    assert "formula     P=? [F (s = 5 & srep = 2)]" in text.stdout
