@@ -27,8 +27,14 @@ from faier.results import Result, Verdict
 MAX_PAIRS = 8
 
 
-def _plain(v: Fraction) -> int | Fraction:
-    return int(v) if v.denominator == 1 else v
+def _plain(v: Fraction) -> int | float | None:
+    """An input as the program's inputs are written: an int, or a float that is exactly
+    the rational (a dyadic one); None for any other rational."""
+    if v.denominator == 1:
+        return int(v)
+    if v.denominator & (v.denominator - 1) == 0 and v.denominator <= 2**20:
+        return float(v)
+    return None
 
 
 def related(relation: NeighbourRelation, x: Sequence[Fraction], y: Sequence[Fraction]) -> bool:
@@ -55,9 +61,11 @@ def candidate_pairs(
             tuple(Fraction(round(v)) for v in cex.y),
         )
         for x, y in (rounded, (cex.x, cex.y)):
-            pair = (tuple(_plain(v) for v in x), tuple(_plain(v) for v in y))
-            if related(relation, x, y) and pair not in out:
-                out.append(pair)
+            left, right = tuple(_plain(v) for v in x), tuple(_plain(v) for v in y)
+            if None in left or None in right or not related(relation, x, y):
+                continue
+            if (left, right) not in out:
+                out.append((left, right))
     return out[:MAX_PAIRS]
 
 

@@ -170,6 +170,9 @@ def aligned_goal(
     def xs(i: int) -> Term:
         return _val(x[i])
 
+    def base(k: int) -> Term:
+        return _val(eta(k))
+
     def ys(i: int) -> Term:
         return _val(y[i])
 
@@ -177,7 +180,7 @@ def aligned_goal(
     for m in group.members:
         other = setting.paths[m]
         parts: list[z3.BoolRef] = _conditions(other, ys, shifted)
-        parts += _released_equal(other.released, path.released, (ys, shifted), (xs, eta))
+        parts += _released_equal(other.released, path.released, (ys, shifted), (xs, base))
         parts += [shifted(k) >= 0 for k, d in enumerate(other.draws) if d.kind == "exponential"]
         options.append(both(parts))
     return either(options)

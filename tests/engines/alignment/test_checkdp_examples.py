@@ -1,0 +1,36 @@
+"""CheckDP's benchmark in examples/checkdp: the verdicts the alignment engine gives at n = 3.
+
+A sample of the rows (the whole table is ``benchmarks/proofs.py``): proofs carry
+the scope "all inputs", refutations the certified engine's witness.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import faier
+from faier.results import Verdict
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "checkdp"
+
+
+@pytest.mark.parametrize(
+    ("name", "claim"),
+    [("noisy_max", "1"), ("sparse_vector", "1"), ("gap_svt", "1"), ("smart_sum", "2")],
+)
+def test_correct_mechanisms_are_proved_for_every_input(name: str, claim: str) -> None:
+    result = faier.verify(str(EXAMPLES / f"{name}.py"), claim, engine="alignment")
+    assert result.verdict is Verdict.HOLDS
+    assert result.proof is not None and result.proof.scope == "all inputs"
+
+
+@pytest.mark.parametrize(
+    ("name", "claim"), [("bad_partial_sum", "1"), ("bad_svt1", "1"), ("bad_noisy_max4", "1")]
+)
+def test_buggy_mechanisms_are_refuted_with_a_certified_witness(name: str, claim: str) -> None:
+    result = faier.verify(str(EXAMPLES / f"{name}.py"), claim, engine="alignment")
+    assert result.verdict is Verdict.VIOLATED
+    assert result.certified_witness is not None
+    assert result.proof is None
