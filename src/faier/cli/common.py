@@ -31,6 +31,7 @@ from rich.progress import (
 
 from faier.core.options import SPECS, Options
 from faier.errors import FaierError, InputError, InternalError
+from faier.mechanisms.isolation import EndedWithoutResult, user_code
 from faier.report.html import Extras
 from faier.report.terminal import render
 from faier.results import ExitCode, Report, Result, envelope
@@ -84,6 +85,17 @@ def crash_exit(failure: BaseException) -> int:
     error_line(
         f"internal error: faier failed ({type(failure).__name__}: {failure}); this is not a "
         f"verdict. Please report it with the traceback in {name} (or rerun with --debug)"
+    )
+    return int(ExitCode.INTERNAL_ERROR)
+
+
+def ended_exit(ended: EndedWithoutResult) -> int:
+    """The command's process ended without a result (user code ended it): exit 4."""
+    running = ended.running or "the command"
+    error_line(
+        f"internal error: the process running {running} ended without a result ({ended.how}); "
+        "this is not a verdict. User code must return or raise: os._exit, signals and crashes "
+        "of the interpreter end the run"
     )
     return int(ExitCode.INTERNAL_ERROR)
 
@@ -201,12 +213,16 @@ def bad_input_exits(
 ) -> Iterator[None]:
     """Bad input, faier's own refusals (and ``also``) become one stderr line and exit 2.
 
-    Internal errors (and ``reraise``) pass through to their own handlers.
+    Internal errors (and ``reraise``) pass through to their own handlers.  The
+    stretch may run user code (:func:`~faier.mechanisms.isolation.user_code`):
+    what it prints goes to stderr, so faier's own output, printed after it,
+    stays clean.
     """
     refusals: tuple[type[Exception], ...] = (FaierError, *also)
     passing: tuple[type[Exception], ...] = (InternalError, *reraise)
     try:
-        yield
+        with user_code():
+            yield
     except passing:
         raise
     except InputError as problem:

@@ -38,6 +38,7 @@ from faier.cli.common import (
     TimeoutOption,
     app,
     crash_exit,
+    ended_exit,
     err,
     error_line,
     options_from,
@@ -50,7 +51,8 @@ from faier.core import engine as registry
 from faier.errors import InputError
 from faier.examples import statdp_suite, table2
 from faier.examples.registry import EXAMPLES
-from faier.results import Verdict
+from faier.mechanisms import isolation
+from faier.results import ExitCode, Verdict
 
 COMMAND_MODULES: tuple[str, ...] = (
     "faier.cli.smt",
@@ -324,9 +326,43 @@ def main(argv: list[str] | None = None) -> None:
     typer turns bad usage into 2 and Ctrl-C into 130; the commands turn bad
     input into 2 and verdicts into 0, 1 or 3.  Anything else is faier's own
     failure: exit 4 with the traceback in a log file (and on stderr with
-    ``--debug``), never a verdict.
+    ``--debug``), never a verdict.  The command runs in a forked child
+    (:mod:`faier.mechanisms.isolation`) whose exit code is passed back, so
+    user code that ends the process (``os._exit``, a signal, a crash) ends
+    in exit 4 too.  With standard streams that are not files (a caller
+    capturing them in memory) it runs in this process.
     """
+    if not isolation.can_isolate() or not _streams_are_files():
+        sys.exit(_run_app(argv))
+    try:
+        code = isolation.call_isolated(_run_app, argv, forward_signals=True)
+    except isolation.EndedWithoutResult as ended:
+        code = ended_exit(ended)
+    except KeyboardInterrupt:
+        code = int(ExitCode.INTERRUPTED)
+    sys.exit(code)
+
+
+def _run_app(argv: list[str] | None) -> int:
+    """Run the command in this process; its exit code."""
     try:
         app(args=argv)
+    except SystemExit as done:
+        if done.code is None or isinstance(done.code, int):
+            return done.code or 0
+        err.print(str(done.code), highlight=False, markup=False)
+        return 1
+    except KeyboardInterrupt:
+        return int(ExitCode.INTERRUPTED)
     except Exception as failure:
-        sys.exit(crash_exit(failure))
+        return crash_exit(failure)
+    return 0
+
+
+def _streams_are_files() -> bool:
+    try:
+        sys.stdout.fileno()
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    return True

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from faier.errors import MechanismError
+from faier.mechanisms import isolation
 from faier.mechanisms.interactive import Interactive
 from faier.mechanisms.program import Program, StepProgram
 
@@ -48,6 +49,7 @@ def load_module(path: Path) -> Any:
     if spec is None or spec.loader is None:
         raise MechanismError("cannot be imported as a Python module", where=str(path))
     module = importlib.util.module_from_spec(spec)
+    isolation.note(f"the file {path}")
     sys.modules[spec.name] = module
     folder = str(path.resolve().parent)
     sys.path.insert(0, folder)  # a mechanism file may import helpers next to it
@@ -119,8 +121,10 @@ def pick(found: dict[str, Any], path: Path, name: str | None, what: str) -> Any:
                 where=str(path),
                 fix=f"defined: {', '.join(found) or 'none'}",
             )
+        isolation.note(f"{what} {name!r} in {path}")
         return found[name]
     if len(found) == 1:
+        isolation.note(f"{what} {next(iter(found))!r} in {path}")
         return next(iter(found.values()))
     raise MechanismError(
         f"defines {len(found)} {what}s ({', '.join(found)})",

@@ -1,0 +1,322 @@
+"""User code runs where its exit, output or crash cannot become a verdict.
+
+A mechanism is the user's Python, and Python can end a process in ways no
+``except`` sees: ``os._exit(0)``, a signal, a crash of the interpreter, or a
+``fork`` whose copy carries on with faier's own work.  Two pieces keep that
+from ever reading as an answer; any command that runs user code uses them:
+
+- :func:`call_isolated` runs a function in a forked child and passes its
+  value (or exception) back through a file.  A child that ends without
+  writing one raises :class:`EndedWithoutResult`, which says how it ended
+  and what user code it was running (the last :func:`note`).  The ``faier``
+  command runs all of its work this way (``cli/main.py``).
+- :func:`user_code` brackets a stretch in which user code may run: its
+  standard output goes to standard error (``--json`` stays clean),
+  ``sys.exit`` inside becomes a :class:`~faier.errors.MechanismError`, and a
+  process forked inside never leaves it.
+
+Where there is no ``fork`` (Windows) the function runs in the caller's
+process: :func:`can_isolate` says which.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import mmap
+import os
+import pickle
+import select
+import signal
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import IO, Any, TypeVar
+
+from faier.errors import BudgetExceeded, FaierError, MechanismError
+
+R = TypeVar("R")
+
+_NOTE_BYTES = 4096
+_note_page: mmap.mmap | None = None
+"""In an isolated child: the page shared with the parent where :func:`note` writes."""
+
+_FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_WATCHED = {*_FORWARDED, signal.SIGCHLD}
+_CHILD_FAILED = 70
+"""The exit status of an isolated child that could not write its result (EX_SOFTWARE)."""
+
+
+class EndedWithoutResult(FaierError):
+    """An isolated child ended without passing a result back: never a verdict.
+
+    ``how`` says how it ended ("exit status 0", "killed by signal 9 (SIGKILL)");
+    ``running`` is the last :func:`note` it made (which user code ran), if any.
+    """
+
+    def __init__(self, how: str, running: str | None) -> None:
+        self.how = how
+        self.running = running
+        where = f" while running {running}" if running else ""
+        super().__init__(f"the process ended without a result ({how}){where}")
+
+
+def can_isolate() -> bool:
+    """Whether :func:`call_isolated` forks (POSIX), rather than calling in this process."""
+    return hasattr(os, "fork")
+
+
+def note(text: str) -> None:
+    """Record which user code this process runs now (read by the parent if it dies).
+
+    Cheap and a no-op outside an isolated child: call it once per loaded
+    file or chosen mechanism, not per run of a body.
+    """
+    page = _note_page
+    if page is None:
+        return
+    data = text.encode("utf-8", "replace")[: _NOTE_BYTES - 4]
+    page[4 : 4 + len(data)] = data
+    page[:4] = len(data).to_bytes(4, "little")
+
+
+def _read_note(page: mmap.mmap) -> str | None:
+    size = int.from_bytes(page[:4], "little")
+    if not 0 < size <= _NOTE_BYTES - 4:
+        return None
+    return page[4 : 4 + size].decode("utf-8", "replace")
+
+
+def call_isolated(
+    function: Callable[..., R],
+    /,
+    *args: Any,
+    timeout: float | None = None,
+    forward_signals: bool = False,
+) -> R:
+    """``function(*args)`` in a forked child: its value, or the exception it raised.
+
+    Raises :class:`EndedWithoutResult` when the child ends without one, and
+    :class:`~faier.errors.BudgetExceeded` when it runs past ``timeout``
+    seconds (it is killed).  Value and exception travel pickled; one that
+    cannot be pickled comes back as a ``RuntimeError`` with its text.
+
+    ``forward_signals`` (main thread only): Ctrl-C, SIGTERM and SIGHUP sent
+    to this process are passed on to the child, which decides what they stop
+    (a terminal's Ctrl-C reaches both already and is not sent twice).
+    Without it a ``KeyboardInterrupt`` here kills the child.
+    """
+    if not can_isolate():
+        return function(*args)
+    watching = forward_signals and threading.current_thread() is threading.main_thread()
+    deadline = None if timeout is None else time.monotonic() + timeout
+    page = mmap.mmap(-1, _NOTE_BYTES)
+    with page, tempfile.TemporaryFile() as box:
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, _WATCHED) if watching else None
+        try:
+            _flush()
+            pid = os.fork()
+            if pid == 0:
+                _child(function, args, box, page, mask)
+            if mask is not None:
+                status, received = _wait_watching(pid, deadline, timeout)
+            else:
+                status, received = _wait_polling(pid, deadline, timeout), None
+        finally:
+            if mask is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        outcome = _read_outcome(box)
+        if outcome is not None:
+            kind, payload = outcome
+            if kind == "raised":
+                raise payload
+            return payload  # type: ignore[no-any-return]
+        if received is not None:
+            if received == signal.SIGINT:
+                raise KeyboardInterrupt
+            signal.raise_signal(received)
+        raise EndedWithoutResult(_how(status), _read_note(page))
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+
+
+def _child(
+    function: Callable[..., Any],
+    args: tuple[Any, ...],
+    box: IO[bytes],
+    page: mmap.mmap,
+    mask: set[int | signal.Signals] | None,
+) -> None:
+    """The forked child: run, write the outcome, end without returning to the caller."""
+    global _note_page
+    code = 0
+    try:
+        me = os.getpid()
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        _note_page = page
+        outcome: tuple[str, Any]
+        try:
+            outcome = ("value", function(*args))
+        except BaseException as failure:  # passed back to the caller, which raises it
+            outcome = ("raised", failure)
+        _flush()
+        if os.getpid() != me:  # a fork made by user code came back here: not the child
+            os._exit(_CHILD_FAILED)
+        data = _pickled(outcome)
+        view = memoryview(len(data).to_bytes(8, "little") + data)
+        fd = box.fileno()
+        while view:
+            view = view[os.write(fd, view) :]
+    except BaseException:
+        code = _CHILD_FAILED
+    finally:
+        os._exit(code)
+
+
+def _pickled(outcome: tuple[str, Any]) -> bytes:
+    kind, payload = outcome
+    try:
+        return pickle.dumps(outcome)
+    except Exception as failure:
+        text = f"{type(payload).__name__}: {payload}" if kind == "raised" else repr(payload)
+        stand_in = RuntimeError(f"{text} (could not be passed back: {failure})")
+        return pickle.dumps(("raised", stand_in))
+
+
+def _read_outcome(box: IO[bytes]) -> tuple[str, Any] | None:
+    fd = box.fileno()
+    head = os.pread(fd, 8, 0)
+    if len(head) < 8:
+        return None
+    size = int.from_bytes(head, "little")
+    data = os.pread(fd, size, 8)
+    if len(data) < size:
+        return None
+    try:
+        found = pickle.loads(data)
+    except Exception as failure:
+        return ("raised", RuntimeError(f"the child's result could not be read: {failure}"))
+    assert isinstance(found, tuple)
+    return found
+
+
+def _reap(pid: int) -> int | None:
+    """The child's wait status once it ended, else None (-1: reaped by someone else)."""
+    try:
+        done, status = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return -1
+    return status if done == pid else None
+
+
+def _kill(pid: int, timeout: float | None) -> BudgetExceeded:
+    """Kill and reap the child; the budget error that says why (raised by the caller)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
+    return BudgetExceeded(f"stopped at its time limit of {timeout or 0:g} s")
+
+
+def _wait_watching(
+    pid: int, deadline: float | None, timeout: float | None
+) -> tuple[int, int | None]:
+    """Wait with the watched signals blocked; pass on those that another process sent."""
+    received: int | None = None
+    while True:
+        status = _reap(pid)
+        if status is not None:
+            return status, received
+        wait = 0.25
+        if deadline is not None:
+            if time.monotonic() >= deadline:
+                raise _kill(pid, timeout)
+            wait = min(wait, max(deadline - time.monotonic(), 0.001))
+        info = signal.sigtimedwait(_WATCHED, wait)
+        if info is None or info.si_signo == signal.SIGCHLD:
+            continue
+        received = info.si_signo
+        if info.si_code <= 0:  # sent by a process (kill): the child has not seen it
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, info.si_signo)
+
+
+def _wait_polling(pid: int, deadline: float | None, timeout: float | None) -> int:
+    """Wait for the child (a pidfd where there is one); Ctrl-C here kills it."""
+    handle: int | None = None
+    with contextlib.suppress(AttributeError, OSError):
+        handle = os.pidfd_open(pid)  # type: ignore[attr-defined,unused-ignore]
+    try:
+        pause = 0.001
+        while True:
+            status = _reap(pid)
+            if status is not None:
+                return status
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise _kill(pid, timeout)
+            if handle is not None:
+                select.select([handle], [], [], left)
+            else:
+                time.sleep(pause if left is None else min(pause, left))
+                pause = min(pause * 2, 0.05)
+    except KeyboardInterrupt:
+        _kill(pid, None)
+        raise
+    finally:
+        if handle is not None:
+            os.close(handle)
+
+
+def _how(status: int) -> str:
+    if status == -1:
+        return "its exit status was taken by someone else"
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = "unknown signal"
+        return f"killed by signal {number} ({name})"
+    if os.WIFEXITED(status):
+        return f"exit status {os.WEXITSTATUS(status)}"
+    return f"wait status {status}"
+
+
+@contextlib.contextmanager
+def user_code(what: str = "the mechanism") -> Iterator[None]:
+    """A stretch where user code may run: stdout to stderr, ``sys.exit`` refused, forks kept in.
+
+    ``what`` names the code in the message when it calls ``sys.exit``.
+    Standard output is redirected for Python (``sys.stdout``) and for the
+    file descriptor (C code, subprocesses); faier prints its own results
+    after the stretch.
+    """
+    owner = os.getpid()
+    _flush()
+    saved: int | None = None
+    with contextlib.suppress(OSError):
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    except SystemExit as exit_call:
+        raise MechanismError(
+            f"{what} called sys.exit({exit_call.code!r}) while faier ran it",
+            fix="return a value or raise an exception: a mechanism must not end the process",
+        ) from None
+    finally:
+        if os.getpid() != owner:  # a process forked by user code never leaves the stretch
+            _flush()
+            os._exit(_CHILD_FAILED)
+        _flush()
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
