@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import signal
 import subprocess
 import sys
@@ -145,28 +146,32 @@ def test_exit_code_mapping(codes: list[int], expected: int) -> None:
 
 
 def test_an_interrupted_batch_resumes(tmp_path: Path) -> None:
+    """Two jobs finish; the others wait at a closed gate, so Ctrl-C always finds them running."""
     claims = ["ln(2)", "ln(3)", "ln(3/2)", "1", "0.5", "0.7"]
     jobs_text = "\n".join(
-        f"  - {{id: job{i}, target: {DATA / 'slow.py'}, claim: '{c}'}}"
+        f"  - {{id: job{i}, target: {DATA / ('slow.py' if i < 2 else 'gated.py')}, claim: '{c}'}}"
         for i, c in enumerate(claims)
     )
     suite = write(tmp_path, f"jobs:\n{jobs_text}\n")
     output = tmp_path / "suite.results.jsonl"
+    gate = tmp_path / "gate"
     process = subprocess.Popen(
         [FAIER, "batch", str(suite), "--workers", "1"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        env={**os.environ, "FAIER_TEST_GATE": str(gate)},
     )
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline and (
         not output.exists() or output.read_text().count("\n") < 2
     ):
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
-    _, _ = process.communicate(timeout=30)
+    _, _ = process.communicate(timeout=60)
     assert process.returncode == 130
     first = [json.loads(x) for x in output.read_text().splitlines()]
-    assert 2 <= len(first) < len(claims)
+    assert [x["job"] for x in first] == ["job0", "job1"]
+    gate.touch()
     with output.open("a") as handle:  # a line cut short by a kill
         handle.write('{"command": "verify", "job": "job')
     again = run_batch(suite, workers=2)
@@ -220,6 +225,23 @@ BAD = [
     ("jobs: [{target: geometric, grid: {m: []}}]", "jobs[0]", "empty"),
     ("timeout: -3\njobs: [{target: geometric}]", "timeout", "positive"),
     ("jobs: [{target: geometric, claim: 1, epsilon: 2}]", "jobs[0]", "both"),
+    (
+        "jobs: [{target: geometric}, {id: b, target: geometric, claim: abc}]",
+        "jobs[1] (b): claim",
+        "cannot read ε = 'abc'",
+    ),
+    ("jobs: [{target: geometric, epsilon: ln(}]", "jobs[0]: epsilon", "cannot read ε"),
+    (
+        "jobs: [{target: geometric, grid: {a: "
+        + str(list(range(1000)))
+        + ", b: "
+        + str(list(range(1000)))
+        + ", c: "
+        + str(list(range(1000)))
+        + "}}]",
+        "jobs[0]",
+        "the grid makes 1000000000 jobs",
+    ),
 ]
 
 

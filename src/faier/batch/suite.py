@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,7 @@ from faier.core.options import SPECS, Options
 from faier.errors import SpecError
 from faier.examples.registry import EXAMPLES, find_example
 from faier.mechanisms.library.continuous import SUITE
+from faier.privacy.budget import Epsilon
 
 COMMANDS = ("verify", "epsilon", "test", "certify", "bound")
 STATISTICAL = ("test", "certify", "bound")
@@ -155,11 +157,19 @@ def _claim(path: Path, where: str, entry: Mapping[str, Any]) -> str | None:
         raise _fail(
             path, where, f"the claim {value!r} is not an ε", "e.g. claim: ln(2) or claim: 1.372"
         )
+    try:  # read as --epsilon and --claimed read it, so a bad claim stops the suite here
+        Epsilon.parse(str(value))
+    except SpecError as exc:
+        raise exc.located(f"{path}: {where}: {given[0]}") from None
     return str(value)
 
 
-def _grid(path: Path, where: str, raw: object) -> list[dict[str, str]]:
-    """Each combination of the grid's settings (one job each), in the file's order."""
+def _grid(path: Path, where: str, raw: object, room: int) -> list[dict[str, str]]:
+    """Each combination of the grid's settings (one job each), in the file's order.
+
+    ``room``: how many more jobs the suite may have; a larger grid is refused
+    from its size, before a single combination is listed.
+    """
     if raw is None:
         return [{}]
     if not isinstance(raw, Mapping) or not raw:
@@ -178,6 +188,14 @@ def _grid(path: Path, where: str, raw: object) -> list[dict[str, str]]:
             )
         names.append(str(name))
         values.append([str(v) for v in listed])
+    size = math.prod(len(v) for v in values)
+    if size > room:
+        raise _fail(
+            path,
+            where,
+            f"the grid makes {size} jobs: the suite would have more than {MAX_JOBS}",
+            "use fewer grid values, or split the suite",
+        )
     return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*values)]
 
 
@@ -221,7 +239,12 @@ def _target(path: Path, where: str, raw: object) -> str:
 
 
 def _jobs(
-    path: Path, entry: Mapping[str, Any], index: int, defaults: Mapping[str, Any], timeout: float
+    path: Path,
+    entry: Mapping[str, Any],
+    index: int,
+    defaults: Mapping[str, Any],
+    timeout: float,
+    room: int,
 ) -> list[Job]:
     where = f"jobs[{index}]" + (f" ({entry['id']})" if isinstance(entry.get("id"), str) else "")
     target = _target(path, where, entry.get("target"))
@@ -279,7 +302,7 @@ def _jobs(
     pairs = entry.get("pairs") or ()
     if not isinstance(pairs, list | tuple):
         raise _fail(path, where, "pairs must be a list", "e.g. pairs: ['1,1;0,2']")
-    combos = _grid(path, where, entry.get("grid"))
+    combos = _grid(path, where, entry.get("grid"), room)
     found = []
     for combo in combos:
         settings = (
@@ -359,7 +382,7 @@ def parse_suite(text: str, path: Path) -> Suite:
                 "a job must be a mapping",
                 "e.g. - {target: noisy-max, claim: ln(2)}",
             )
-        jobs += _jobs(path, entry, index, defaults, timeout)
+        jobs += _jobs(path, entry, index, defaults, timeout, MAX_JOBS - len(jobs))
         if len(jobs) > MAX_JOBS:
             raise _fail(path, f"jobs[{index}]", f"more than {MAX_JOBS} jobs", "split the suite")
     seen: dict[str, int] = {}
