@@ -62,3 +62,24 @@ def test_assumptions_are_listed_in_the_json_and_empty_by_default() -> None:
     assert plain.to_json()["assumptions"] == []
     assumed = Result("t", "dp", "exact", assumptions=("the declared symmetry, on 10 inputs",))
     assert assumed.to_json()["assumptions"] == ["the declared symmetry, on 10 inputs"]
+
+
+def test_a_loss_below_the_float_range_of_its_logarithm_is_not_rounded_to_zero() -> None:
+    tiny = Loss(Fraction(10**20 + 1, 10**20))  # ε = ln(1 + 1e-20) ≈ 1e-20
+    assert tiny.value == pytest.approx(1e-20, rel=1e-12)
+    assert tiny.show().endswith("≈ 1e-20")
+    assert tiny.to_json()["value"] == pytest.approx(1e-20, rel=1e-12)
+    below = Loss(1 + Fraction(1, 10**400))  # beyond any float: the digits as text
+    assert below.to_json()["value"] == "1e-400" and below.show().endswith("≈ 1e-400")
+    huge = Loss(Fraction(10**400))  # math.log(float(ratio)) overflowed
+    assert huge.value == pytest.approx(400 * math.log(10))
+    assert Loss(Fraction(3, 2)).show() == "ln(3/2) ≈ 0.4055"
+    assert Loss(Fraction(1)).to_json()["value"] == 0.0
+
+
+def test_a_certified_result_fills_epsilon_star_from_its_enclosure() -> None:
+    settled = Result("t", "dp", "certified", enclosure=Enclosure(0.5, 0.5, "1/2"))
+    assert settled.epsilon_star is settled.enclosure and settled.epsilon_star.value == 0.5
+    assert settled.to_json()["epsilon_star"]["ratio"] is None
+    lower_only = Result("t", "dp", "certified", enclosure=Enclosure(0.5, math.inf))
+    assert lower_only.epsilon_star is None and lower_only.exit_code == 3

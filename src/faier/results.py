@@ -124,7 +124,7 @@ class Loss:
 
     @property
     def value(self) -> float:
-        """ε = ln(ratio) as a float (inf for an infinite loss)."""
+        """ε = ln(ratio) as a float (inf for an infinite loss), however large or small."""
         if self.ratio is None:
             return math.inf
         return natural_log(self.ratio)
@@ -136,15 +136,36 @@ class Loss:
         return other.ratio is not None and self.ratio > other.ratio
 
     def show(self) -> str:
-        """``ln(288/73) ≈ 1.3725`` or ``∞``."""
+        """``ln(288/73) ≈ 1.3725``, ``ln(…) ≈ 1.25e-17`` or ``∞``."""
         if self.ratio is None:
             return "∞"
-        return f"ln({self.ratio}) ≈ {self.value:.4f}"
+        return f"ln({self.ratio}) ≈ {self.decimal()}"
+
+    def decimal(self) -> str:
+        """ε as a short decimal: four places, or four significant digits below 0.001 (a
+        loss of 1e-20 is not shown as 0)."""
+        assert self.ratio is not None
+        value = self.value
+        if value == 0 and self.ratio != 1:
+            return _tiny_logarithm(self.ratio)
+        if value != 0 and abs(value) < 1e-3:
+            return f"{value:.4g}"
+        return f"{value:.4f}"
 
     def to_json(self) -> dict[str, Any]:
         if self.ratio is None:
             return {"ratio": "inf", "value": "inf"}
-        return {"ratio": str(self.ratio), "value": self.value}
+        value = self.value
+        if value == 0 and self.ratio != 1:  # below the float range: the digits, as text
+            return {"ratio": str(self.ratio), "value": _tiny_logarithm(self.ratio)}
+        return {"ratio": str(self.ratio), "value": value}
+
+
+def _tiny_logarithm(ratio: Fraction) -> str:
+    """ln(ratio) for a ratio within 1e-300 of 1, as text (ln(1 + g) = g to within g²)."""
+    gap = ratio - 1
+    digits = Decimal(gap.numerator) / Decimal(gap.denominator)
+    return f"{digits:.4g}"
 
 
 def _compact(value: Any) -> str:
@@ -359,6 +380,20 @@ class Enclosure:
     def middle(self) -> float:
         return self.lower if self.lower == self.upper else (self.lower + self.upper) / 2
 
+    @property
+    def value(self) -> float:
+        """The middle of the enclosure (inf when it is infinite), as ``Loss.value``."""
+        return math.inf if math.isinf(self.lower) else self.middle
+
+    @property
+    def infinite(self) -> bool:
+        return math.isinf(self.lower)
+
+    @property
+    def settled(self) -> bool:
+        """Infinite, or both ends finite: a value, not only a lower bound."""
+        return math.isinf(self.lower) or not math.isinf(self.upper)
+
     def show(self) -> str:
         if math.isinf(self.lower):
             return "∞"
@@ -477,7 +512,9 @@ class Result:
     verdict: Verdict | None = None
     epsilon: str | None = None
     delta: Fraction | None = None
-    epsilon_star: Loss | None = None
+    epsilon_star: Loss | Enclosure | None = None
+    """ε*: an exact :class:`Loss`, or for continuous noise the certified :class:`Enclosure`
+    (filled from ``enclosure`` when that is bounded: ``.value``, ``.show()`` on either)."""
     lower_bound: Loss | None = None
     witness: Witness | None = None
     horizons: tuple[HorizonRow, ...] = ()
@@ -490,10 +527,16 @@ class Result:
     """ε* as a certified interval (continuous noise: e^ε* is transcendental)."""
     certified_witness: CertifiedWitness | None = None
     assumptions: tuple[str, ...] = ()
-    """What the answer rests on without having checked it everywhere (a declared
-    symmetry checked on a sample of inputs), one sentence each; empty when nothing."""
+    """What the answer rests on besides its proof, one sentence each: what was checked
+    only partly or taken on trust (a declared symmetry checked on a sample of inputs), the
+    check that a library object runs the library's own code (``checked: …``) and what is
+    still assumed of that code (``assumed: …``); empty when nothing."""
     proof: Proof | None = None
     """The certificate of a proof for every input (``scope`` in the JSON)."""
+
+    def __post_init__(self) -> None:
+        if self.epsilon_star is None and self.enclosure is not None and self.enclosure.settled:
+            object.__setattr__(self, "epsilon_star", self.enclosure)
 
     @property
     def exit_code(self) -> int:
@@ -525,13 +568,14 @@ class Result:
             out["epsilon"] = self.epsilon
         if self.delta is not None:
             out["delta"] = str(self.delta)
-        out["epsilon_star"] = self.epsilon_star.to_json() if self.epsilon_star else None
+        star = self.epsilon_star
+        out["epsilon_star"] = star.to_json() if isinstance(star, Loss) else None
         if self.enclosure is not None:
             out["epsilon_star"] = {
                 **(out["epsilon_star"] or {"ratio": None}),
                 **self.enclosure.to_json(),
             }
-        if self.lower_bound is not None and self.epsilon_star is None:
+        if self.lower_bound is not None and not isinstance(star, Loss):
             upper = self.parametric.upper if self.parametric is not None else None
             out["bounds"] = {
                 "lower": self.lower_bound.to_json(),

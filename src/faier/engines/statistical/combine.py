@@ -521,7 +521,7 @@ def bisect(
 
 def _upper(result: Result) -> float | None:
     """The engine's ε* or its certified upper end (None when unknown)."""
-    if result.epsilon_star is not None:
+    if result.enclosure is None and result.epsilon_star is not None:
         return result.epsilon_star.value
     if result.enclosure is not None and not math.isinf(result.enclosure.upper):
         return result.enclosure.upper
