@@ -8,6 +8,7 @@ Fraction(24, 7)
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import replace
@@ -31,6 +32,7 @@ from faier.mechanisms.loader import (
     pick,
     place_in_file,
 )
+from faier.mechanisms.program import Program, StepProgram
 from faier.model.constraints import ParameterOption
 from faier.model.distribution import Distribution
 from faier.model.hmm import HMM
@@ -60,8 +62,61 @@ if TYPE_CHECKING:
 MODEL_SUFFIXES = {".json", ".yaml", ".yml"}
 
 
-def load_problem(target: str | Problem, options: Options | None = None, **fields: Any) -> Problem:
-    """A problem from a built-in example name, a model file, or a Python mechanism file.
+Target = Any
+"""What ``epsilon``, ``verify`` and ``load_problem`` take: a built-in example name, a model
+or mechanism file (``str`` or ``os.PathLike``), a :class:`Problem`, a faier mechanism
+object (``@faier.program``, ``StepProgram``, ``Interactive``: DP over every query ±1, as a
+mechanism file is read), or a library object faier decides (``faier.adapters``)."""
+
+
+def mechanism_problem(mechanism: Program[Any] | StepProgram[Any, Any] | Interactive) -> Problem:
+    """A faier mechanism object as a DP problem (every query ±1), as a mechanism file is read."""
+    privacy: PrivacySpec = (
+        InteractiveDP(1)
+        if isinstance(mechanism, Interactive)
+        else DifferentialPrivacy(EveryQuery(1))
+    )
+    return Problem(mechanism.name, mechanism, privacy, title=mechanism.name)
+
+
+def _loadable(target: Target) -> str | Problem:
+    """A target as the loader reads it: a name or path as text, an object as a Problem."""
+    if isinstance(target, str | Problem):
+        return target
+    if isinstance(target, os.PathLike):
+        return str(os.fspath(target))
+    if isinstance(target, MECHANISM_TYPES):
+        return mechanism_problem(target)
+    from faier import adapters
+
+    if adapters.is_library_object(target):
+        return adapters.as_problem(target)
+    raise SpecError(
+        f"faier cannot load a {type(target).__name__}",
+        fix="pass an example name, a model or mechanism file, a faier.Problem, a "
+        "@faier.program mechanism, or an OpenDP/diffprivlib object",
+    )
+
+
+def _library_assumptions(target: Target) -> tuple[str, ...]:
+    """What deciding a library object rests on (the check of its own code; see adapters)."""
+    if isinstance(target, (str, os.PathLike, Problem, *MECHANISM_TYPES)):
+        return ()
+    from faier import adapters
+
+    found = adapters.decidable(target) if adapters.is_library_object(target) else None
+    return () if found is None else found.assumptions
+
+
+def _assuming(result: Result, assumptions: tuple[str, ...]) -> Result:
+    if not assumptions:
+        return result
+    return replace(result, assumptions=(*result.assumptions, *assumptions))
+
+
+def load_problem(target: Target, options: Options | None = None, **fields: Any) -> Problem:
+    """A problem from a built-in example name, a model file, a Python mechanism file, a
+    faier mechanism object or a library object faier decides (:data:`Target`).
 
     Options (:class:`~faier.core.options.Options`, or their names as keywords):
     ``settings`` (``--set``), ``neighbours``, ``horizon``, ``name`` and
@@ -72,12 +127,9 @@ def load_problem(target: str | Problem, options: Options | None = None, **fields
     return _load(target, chosen)
 
 
-def _load(target: str | Problem, options: Options) -> Problem:
+def _load(given: Target, options: Options) -> Problem:
     name, settings, params = options.name, dict(options.settings), list(options.params)
-    if not isinstance(target, str | Problem):  # an OpenDP measurement faier can decide
-        from faier import adapters
-
-        target = adapters.as_problem(target)
+    target = _loadable(given)
     if name is not None and not (isinstance(target, str) and Path(target).suffix == ".py"):
         what = repr(target) if isinstance(target, str) else "a Problem"
         raise SpecError(
@@ -428,7 +480,7 @@ def _chosen(
 
 
 def epsilon(
-    target: str | Problem,
+    target: Target,
     options: Options | None = None,
     *,
     progress: Progress | None = None,
@@ -443,27 +495,40 @@ def epsilon(
     """
     chosen = Options.parse(options, **fields)
     problem = _load(target, chosen)
+    assumptions = _library_assumptions(target)
+    target = _loadable(target) if not assumptions else problem
     engine = _chosen(target, problem, chosen, "epsilon")
-    return _bounded(
+    result = _bounded(
         problem,
         chosen,
         None,
         lambda: _located(target, problem, lambda: engine.epsilon(problem, chosen, progress)),
     )
+    return _assuming(result, assumptions)
 
 
 def verify(
-    target: str | Problem,
-    eps: str | float | Epsilon,
+    target: Target,
+    epsilon: str | float | Epsilon | None = None,
     options: Options | None = None,
     *,
     progress: Progress | None = None,
+    eps: str | float | Epsilon | None = None,
     **fields: Any,
 ) -> Result:
-    """Decide ε-privacy (or (ε, δ)-privacy): exactly, or for every unknown parameter value."""
+    """Decide ε-privacy (or (ε, δ)-privacy): exactly, or for every unknown parameter value.
+
+    ``epsilon`` is the claim (``eps``, its former name, is still accepted); the
+    other options as for :func:`epsilon`.
+    """
+    given = claim_of(epsilon, eps=eps)
+    if given is None:
+        raise SpecError("no ε to verify", where="epsilon", fix="e.g. faier.verify(target, 'ln(3)')")
     chosen = Options.parse(options, **fields)
     problem = _load(target, chosen)
-    claim = eps if isinstance(eps, Epsilon) else _epsilon(eps)
+    assumptions = _library_assumptions(target)
+    target = _loadable(target) if not assumptions else problem
+    claim = given if isinstance(given, Epsilon) else _epsilon(given)
     engine = _chosen(target, problem, chosen, "verify")
     result = _bounded(
         problem,
@@ -472,8 +537,8 @@ def verify(
         lambda: _located(target, problem, lambda: engine.verify(problem, claim, chosen, progress)),
     )
     if chosen.engine == "auto" and result.verdict is Verdict.HOLDS and result.proof is None:
-        return _for_every_input(target, problem, claim, chosen, result)
-    return result
+        result = _for_every_input(target, problem, claim, chosen, result)
+    return _assuming(result, assumptions)
 
 
 def _for_every_input(
@@ -500,6 +565,24 @@ def _for_every_input(
     )
 
 
+def claim_of(epsilon: Any, **aliases: Any) -> Any:
+    """The claimed ε given under its one name, ``epsilon``, or under an older alias
+    (``eps``, ``claimed``); both at once is a mistake, not a choice."""
+    given = {name: value for name, value in aliases.items() if value is not None}
+    if given and epsilon is not None:
+        other = next(iter(given))
+        raise SpecError(
+            f"the claim is given twice, as epsilon={epsilon!r} and {other}={given[other]!r}",
+            where=other,
+            fix="pass it once, as epsilon=",
+        )
+    if len(given) > 1:
+        raise SpecError(
+            f"the claim is given twice ({', '.join(given)})", where="epsilon", fix="pass epsilon="
+        )
+    return epsilon if epsilon is not None else next(iter(given.values()), None)
+
+
 def _epsilon(text: str | float) -> Epsilon:
     try:
         return Epsilon.parse(text)
@@ -508,7 +591,7 @@ def _epsilon(text: str | float) -> Epsilon:
 
 
 def closed_forms(
-    target: str | Problem,
+    target: Target,
     options: Options | None = None,
     *,
     output: str | None = None,
@@ -529,7 +612,7 @@ def closed_forms(
 
 
 def pld(
-    target: str | Problem,
+    target: Target,
     pair: str | tuple[Any, ...] | None = None,
     options: Options | None = None,
     *,

@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 import secrets
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from faier.errors import SpecError
@@ -63,6 +63,15 @@ class Assurance:
     p_value: float | None = None
     seed: int | None = None
     target: str = ""
+    assumptions: tuple[str, ...] = ()
+    """What a proof rests on besides itself (``Result.assumptions``): e.g. the check that a
+    library object runs the library's own code."""
+
+    def __str__(self) -> str:
+        shown = f"{self.target}: {self.verdict} ({self.method}) at ε = {self.epsilon}"
+        if self.p_value is not None:
+            shown += f", p = {self.p_value:.3g}, seed {self.seed}"
+        return "\n".join([shown, *(f"  {line}" for line in self.assumptions)])
 
 
 @dataclass(frozen=True)
@@ -110,6 +119,9 @@ def assert_private(
     horizon: int | None = None,
     timeout: float | None = None,
     workers: int = 1,
+    neighbors: Any = None,
+    pairs: Sequence[Any] | None = None,
+    claimed: str | float | None = None,
 ) -> Assurance:
     """Assert that ``mechanism`` is ε-DP ((ε, δ)-DP with ``delta``); see the module.
 
@@ -120,32 +132,50 @@ def assert_private(
     compare, as numbers, lists or numpy arrays (default: every neighbour pair
     for exact checks, StatDP's patterns for statistical ones).
     ``mechanism_epsilon``: the ε₀ a sampled mechanism runs with when it is
-    not the claim.  ``samples`` and ``seed`` are for statistical checks.
+    not the claim (refused where the mechanism's noise is its own: a faier
+    program, a library object).  ``samples`` and ``seed`` are for statistical
+    checks; ``timeout`` bounds any check (under pytest, statistical ones default
+    to ``--faier-timeout``).  The same option has the same keyword in
+    :func:`faier.verify` and :func:`faier.testing.statistical_test`:
+    ``neighbors`` is ``neighbours``, ``pairs`` is ``inputs``, ``claimed`` is
+    ``epsilon``.
     """
-    from faier import testing
+    __tracebackhide__ = True
+    from faier import api, testing
 
+    epsilon = api.claim_of(epsilon, claimed=claimed)
+    neighbours = _one_of("neighbours", neighbours, "neighbors", neighbors)
+    inputs = _one_of("inputs", inputs, "pairs", pairs)
     if method not in METHODS:
         raise SpecError(f"unknown method {method!r}", where="method", fix=f"one of {METHODS}")
     if not 0 < alpha < 1:
         raise SpecError(f"α must lie in (0, 1), got {alpha}", where="alpha", fix="e.g. 0.01")
-    library = _library_decision(mechanism, epsilon, delta, method, timeout)
+    library = _library_decision(mechanism, epsilon, delta, method, timeout, mechanism_epsilon)
     if library is not None:
         return library
     sampled = testing.as_sampled(mechanism, name)
+    testing.refuse_noise_epsilon(
+        mechanism_epsilon, testing.noise_refusal(sampled), "mechanism_epsilon"
+    )
     claim = _claim(epsilon, sampled)
     pairs = [testing.as_pair(p, "inputs") for p in inputs] if inputs is not None else None
     common: dict[str, Any] = {"settings": settings, "neighbours": neighbours, "name": name}
     check = _Check(claim, delta, pairs, seed, samples, alpha, mechanism_epsilon, workers, timeout)
     if sampled is not None:
         if method in ("exact", "certified"):
+            from faier import adapters
+
+            why = (
+                adapters.why_not_decided(mechanism)
+                if adapters.is_library_object(mechanism)
+                else "it has no discrete model"
+            )
             raise SpecError(
-                f"{sampled.name} can only be run, not computed: it has no discrete model",
+                f"{sampled.name} can only be run, not computed: {why}",
                 where=f"method={method!r}",
                 fix="use method='statistical' (or 'auto'), or write it as a faier program",
             )
         return _statistical(sampled, check, common)
-    from faier import api
-
     problem = api.load_problem(testing.as_target(mechanism), horizon=horizon, **common)
     if pairs is not None:
         problem = _restricted(problem, pairs)
@@ -164,21 +194,36 @@ def assert_private(
     return _decided(result, engine, str(claim))
 
 
+def _one_of(name: str, value: Any, alias: str, other: Any) -> Any:
+    """An option given by its name or its alias (``neighbors``), not both."""
+    if value is not None and other is not None:
+        raise SpecError(
+            f"{name} is given twice, as {name}= and {alias}=",
+            where=alias,
+            fix=f"pass it once ({alias} is another spelling of {name})",
+        )
+    return value if value is not None else other
+
+
 def _library_decision(
     mechanism: Any,
     epsilon: str | float | None,
     delta: str | float | None,
     method: str,
     timeout: float | None,
+    mechanism_epsilon: Any,
 ) -> Assurance | None:
-    """An OpenDP measurement with integer noise, decided (its own claim by default)."""
+    """A library object faier decides (its own claim by default), provided it runs the
+    library's own code on its sampling path (``faier.adapters.own_code``)."""
+    __tracebackhide__ = True
     if method == "statistical":
         return None
-    from faier import adapters
+    from faier import adapters, testing
 
     found = adapters.decidable(mechanism)
     if found is None:
         return None
+    testing.refuse_noise_epsilon(mechanism_epsilon, testing.LIBRARY_NOISE, "mechanism_epsilon")
     from fractions import Fraction
 
     from faier import api
@@ -197,7 +242,7 @@ def _library_decision(
         if delta is None and found.delta is not None:
             delta = str(Fraction(found.delta))
     result = api.verify(found.problem, claim, engine=CERTIFIED, delta=delta, timeout=timeout)
-    return _decided(result, CERTIFIED, str(claim))
+    return _decided(replace(result, assumptions=found.assumptions), CERTIFIED, str(claim))
 
 
 def _claim(epsilon: str | float | None, sampled: Any) -> Any:
@@ -306,10 +351,13 @@ def _engine(
 
 
 def _decided(result: Any, engine: str, claim: str) -> Assurance:
+    __tracebackhide__ = True
     from faier.results import Verdict
 
     if result.verdict is Verdict.HOLDS:
-        return Assurance("holds", engine, claim, target=result.target)
+        return Assurance(
+            "holds", engine, claim, target=result.target, assumptions=result.assumptions
+        )
     raise AssertionError(exact_message(result, engine))
 
 
@@ -363,6 +411,7 @@ def exact_message(result: Any, engine: str) -> str:
     if result.reason:
         rows.append(("reason", result.reason))
     rows.append(("method", result.method))
+    rows.extend(("assumes" if i == 0 else "", a) for i, a in enumerate(result.assumptions))
     return _table(head, rows)
 
 
@@ -394,6 +443,7 @@ class _Check:
 
 def _statistical(target: Any, check: _Check, common: dict[str, Any]) -> Assurance:
     """StatDP's test at the claimed ε; fails when p ≤ α/2 (the thinned mean is valid at 2α)."""
+    __tracebackhide__ = True
     from faier import testing
     from faier.engines.statistical.subjects import NOT_REPRODUCIBLE
     from faier.privacy.budget import parse_delta

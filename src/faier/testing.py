@@ -43,8 +43,7 @@ from faier.mechanisms.loader import MECHANISM_TYPES, find_definitions, load_modu
 from faier.mechanisms.program import Program, StepProgram
 from faier.mechanisms.sampled import Sampled
 from faier.privacy.budget import Epsilon
-from faier.privacy.neighbours import EveryQuery, NeighbourRelation, parse_neighbours
-from faier.privacy.specs import DifferentialPrivacy, InteractiveDP, PrivacySpec
+from faier.privacy.neighbours import NeighbourRelation, parse_neighbours
 
 SUITE_NAMES = tuple(SUITE)
 """Targets of StatDP's continuous suite: ``faier test svt-laplace --claimed 0.7``."""
@@ -118,12 +117,7 @@ object :mod:`faier.adapters` wraps (an OpenDP measurement, a diffprivlib mechani
 
 def problem_of(mechanism: Program[Any] | StepProgram[Any, Any] | Interactive) -> Problem:
     """A faier mechanism object as a DP problem (every query ±1), as a mechanism file is read."""
-    privacy: PrivacySpec = (
-        InteractiveDP(1)
-        if isinstance(mechanism, Interactive)
-        else DifferentialPrivacy(EveryQuery(1))
-    )
-    return Problem(mechanism.name, mechanism, privacy, title=mechanism.name)
+    return api.mechanism_problem(mechanism)
 
 
 def as_sampled(target: Target, name: str | None = None) -> Sampled | None:
@@ -231,6 +225,30 @@ def _sampled_target(target: str, name: str | None) -> Sampled | None:
     return found
 
 
+LIBRARY_NOISE = "a library object's noise is set by its own parameters"
+PROGRAM_NOISE = "a faier mechanism's noise is written in it, and it is tested as written"
+
+
+def noise_refusal(sampled: Sampled | None) -> str | None:
+    """Why ``mechanism_epsilon`` cannot apply to a target (None: a sampled mechanism that
+    takes its ε₀ from the tester, whose noise it sets)."""
+    if sampled is None:
+        return PROGRAM_NOISE
+    return LIBRARY_NOISE if sampled.stated_epsilon is not None else None
+
+
+def refuse_noise_epsilon(value: Any, why: str | None, where: str = "--mechanism-epsilon") -> None:
+    """Refuse ``mechanism_epsilon`` where it would change nothing, rather than ignore it."""
+    if value is None or why is None:
+        return
+    raise SpecError(
+        f"mechanism_epsilon {value!r} would change nothing: {why}",
+        where=where,
+        fix="leave it out: it sets the noise only of sampled mechanisms that take ε₀ from "
+        "the tester (the continuous suite's, @vectorised and @blackbox ones)",
+    )
+
+
 def load_subject(
     target: Target,
     *,
@@ -253,6 +271,7 @@ def load_subject(
     the claim): testing a mechanism set up for ε = 1 against a claim of 0.5.
     """
     mechanism = resolved[0] if resolved is not None else as_sampled(target, name)
+    refuse_noise_epsilon(noise, noise_refusal(mechanism))
     if mechanism is not None:
         shown = mechanism.name if not isinstance(target, str) else target
         if settings:
@@ -367,6 +386,7 @@ def _tester() -> StatisticalEngine:
 def statistical_test(
     target: Target,
     *,
+    epsilon: str | float | Epsilon | None = None,
     claimed: str | float | Epsilon | None = None,
     lengths: int | Sequence[int] | str | None = None,
     pairs: Sequence[Any] = (),
@@ -377,7 +397,8 @@ def statistical_test(
     """p-values over a grid of ε (evidence of violations, never a proof of privacy).
 
     ``target`` is a name, a file, or a mechanism object (:data:`Target`);
-    ``claimed`` defaults to the ε a wrapped library object states.  Pairs are
+    ``epsilon`` (or ``claimed``, the CLI's ``--claimed``) is the claim, by
+    default the ε a wrapped library object states.  Pairs are
     ``"1,1;0,2"`` or two inputs (numbers, lists, tuples, numpy arrays);
     ``lengths`` an int, a list or ``"5,10"``.  Options
     (:class:`~faier.core.options.Options` or their names as keywords):
@@ -389,6 +410,7 @@ def statistical_test(
     ``alpha``, ``thinnings``, ``all_pairs``, ``settings``, ``neighbours``,
     ``name``, ``per_sample``.
     """
+    claimed = api.claim_of(epsilon, claimed=claimed)
     chosen = Options.parse(options, **fields)
     sampled = as_sampled(target, chosen.name)
     claim = _claim(claimed, sampled)
@@ -469,6 +491,7 @@ def has_model(target: Target) -> bool:
 def certify(
     target: Target,
     *,
+    epsilon: str | float | Epsilon | None = None,
     claimed: str | float | Epsilon | None = None,
     lengths: int | Sequence[int] | str | None = None,
     pairs: Sequence[Any] = (),
@@ -484,6 +507,7 @@ def certify(
     symbolic execution, the suite's noise set by the claim (or
     ``mechanism_epsilon``), which must then be rational.
     """
+    claimed = api.claim_of(epsilon, claimed=claimed)
     chosen = Options.parse(options, **fields)
     sampled = as_sampled(target, chosen.name)
     if sampled is not None and not has_model(target):
@@ -523,6 +547,7 @@ def _left(options: Options, started: float) -> float | None:
 def bound(
     target: Target,
     *,
+    epsilon: str | float | Epsilon | None = None,
     claimed: str | float | Epsilon | None = None,
     lengths: int | Sequence[int] | str | None = None,
     pairs: Sequence[Any] = (),
@@ -547,6 +572,7 @@ def bound(
             where="--precision",
             fix="e.g. 0.001",
         )
+    claimed = api.claim_of(epsilon, claimed=claimed)
     chosen = Options.parse(options, **fields)
     sampled = as_sampled(target, chosen.name)
     stated = sampled is not None and sampled.stated_epsilon is not None

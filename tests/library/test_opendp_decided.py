@@ -104,3 +104,26 @@ def test_a_count_then_integer_laplace_is_decided_behind_the_stability_map() -> N
     star = faier.epsilon(found.problem).enclosure
     assert star is not None and star.closed_form == "3/2" and found.epsilon == chained.map(3)
     assert faier.assert_private(chained).method == "certified"
+
+
+def test_fixed_delta_gaussian_on_integer_distances_is_decided() -> None:
+    """``absolute_distance(T=int)`` takes d_in as an int: the map was called with 1.0 and
+    raised a raw TypeError (exit 4)."""
+    gaussian = dp.m.make_gaussian(dp.atom_domain(T=int), dp.absolute_distance(T=int), scale=3.0)
+    fixed = dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(gaussian), 1e-6)
+    found = adapters.decidable(fixed)
+    assert found is not None
+    assert (found.epsilon, found.delta) == fixed.map(1)
+    assert found.constructor.startswith("make_fix_delta(make_zCDP_to_approxDP(make_gaussian")
+    sure = faier.assert_private(fixed)
+    assert (sure.verdict, sure.method) == ("holds", "certified")
+    assert sure.assumptions[0].startswith("checked: the object runs opendp Measurement's own")
+
+
+def test_a_measurement_whose_map_is_replaced_is_tested_not_decided() -> None:
+    laplace = _integer_laplace(2.0)
+    laplace.map = lambda d_in: 0.1  # type: ignore[method-assign]
+    assert adapters.decidable(laplace) is None
+    assert "instance.map" in adapters.why_not_decided(laplace)
+    with pytest.raises(AssertionError, match="statistical evidence"):
+        faier.assert_private(laplace, samples=4000, seed=1)  # the replaced map claims ε = 0.1

@@ -26,7 +26,11 @@ integer (``make_laplace``/``make_geometric`` on integers: discrete Laplace;
 programs (``adapters/opendp_program.py``) that the certified engine decides
 exactly, which ``faier.assert_private`` and ``faier.verify`` then do; so are
 diffprivlib's ``Geometric`` and ``GeometricTruncated``, for the distribution
-they are meant to sample (``adapters/diffprivlib_program.py``).
+they are meant to sample (``adapters/diffprivlib_program.py``).  Only an
+object that runs its library's own code on its sampling path is decided from
+its parameters (``adapters/own_code.py``: no instance attribute or subclass
+overrides a method that path resolves to); any other, a patched ``randomise``
+or a subclass redefining it, is run itself and tested, never decided.
 """
 
 from __future__ import annotations
@@ -80,16 +84,40 @@ def from_diffprivlib(
 def decidable(obj: Any, *, d_in: int = 1, length: int = 2) -> Decidable | None:
     """A library object faier can decide, as a problem with the library's stated claim:
     OpenDP measurements with integer noise, diffprivlib's ``Geometric`` and
-    ``GeometricTruncated`` (their neighbours: ±sensitivity)."""
-    if not is_library_object(obj):
-        return None
-    if type(obj).__module__.startswith("diffprivlib"):
+    ``GeometricTruncated`` (their neighbours: ±sensitivity), subclasses of them
+    included, provided the object runs the library's own code on its sampling
+    path (``faier.adapters.own_code``; the check is in ``assumptions``)."""
+    library = library_of(obj)
+    if library == "diffprivlib":
         from faier.adapters.diffprivlib_program import decidable as of_diffprivlib
 
         return of_diffprivlib(obj)
-    from faier.adapters.opendp_program import decidable as of_opendp
+    if library == "opendp":
+        from faier.adapters.opendp_program import decidable as of_opendp
 
-    return of_opendp(obj, d_in=d_in, length=length)
+        return of_opendp(obj, d_in=d_in, length=length)
+    return None
+
+
+def why_not_decided(obj: Any) -> str:
+    """Why a library object is tested rather than decided, in words for an error message."""
+    library = library_of(obj)
+    if library == "diffprivlib":
+        from faier.adapters import diffprivlib_program
+
+        check = diffprivlib_program.own_code(obj)
+        if check is not None and not check.own:
+            return check.why_not()
+        departure = diffprivlib_program.state_departure(obj) if check is not None else None
+        if departure is not None:
+            return departure
+    elif library == "opendp":
+        from faier.adapters import opendp_program
+
+        check = opendp_program.own_code(obj)
+        if not check.own:
+            return check.why_not()
+    return "its output distribution is not one faier models exactly"
 
 
 def as_problem(obj: Any, *, d_in: int = 1, length: int = 2) -> Problem:
@@ -97,29 +125,37 @@ def as_problem(obj: Any, *, d_in: int = 1, length: int = 2) -> Problem:
     found = decidable(obj, d_in=d_in, length=length)
     if found is None:
         raise SpecError(
-            f"faier cannot decide a {type(obj).__name__} of this kind: its output distribution "
-            "is not one faier models exactly",
-            fix="test it statistically (faier.testing.statistical_test, faier test); OpenDP's "
-            "make_laplace/make_geometric/make_gaussian on integers are decided",
+            f"faier cannot decide a {type(obj).__name__} of this kind: {why_not_decided(obj)}",
+            fix="test it statistically (faier.testing.statistical_test, faier.assert_private, "
+            "faier test); OpenDP's make_laplace/make_geometric/make_gaussian on integers and "
+            "diffprivlib's Geometric are decided",
         )
     return found.problem
 
 
+def library_of(obj: Any) -> str | None:
+    """``"opendp"`` for an OpenDP measurement, ``"diffprivlib"`` for a diffprivlib mechanism
+    (subclasses included; told without importing either), else None."""
+    for kind in type(obj).__mro__:
+        root = kind.__module__.split(".")[0]
+        if root == "opendp" and kind.__name__ == "Measurement":
+            return "opendp"
+        if root == "diffprivlib" and kind.__name__ == "DPMechanism":
+            return "diffprivlib"
+    return None
+
+
 def is_library_object(obj: Any) -> bool:
     """An OpenDP measurement or a diffprivlib mechanism (told without importing either)."""
-    kind = type(obj)
-    library = kind.__module__.split(".")[0]
-    names = {c.__name__ for c in kind.__mro__}
-    return (library == "opendp" and "Measurement" in names) or (
-        library == "diffprivlib" and "DPMechanism" in names
-    )
+    return library_of(obj) is not None
 
 
 def wrap(obj: Any, name: str | None = None) -> Sampled | None:
     """``obj`` wrapped with its library's defaults, or None when no adapter knows it."""
-    if not is_library_object(obj):
+    library = library_of(obj)
+    if library is None:
         return None
-    if type(obj).__module__.startswith("opendp"):
+    if library == "opendp":
         return from_opendp(obj, name=name)
     return from_diffprivlib(obj, name=name)
 
@@ -144,5 +180,7 @@ __all__ = [
     "from_diffprivlib",
     "from_opendp",
     "is_library_object",
+    "library_of",
+    "why_not_decided",
     "wrap",
 ]

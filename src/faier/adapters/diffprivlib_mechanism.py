@@ -7,16 +7,23 @@ neighbours ±sensitivity; ``Exponential`` is tested on its utility vector
 stated ε is the object's ``epsilon``; a mechanism with δ > 0 is refused (the
 tester checks pure ε-DP).
 
-diffprivlib draws from ``secrets`` unless ``random_state`` is fixed, so the
-adapter rebuilds the object for each batch from its own constructor
-arguments (read back from its attributes) with a ``random_state`` drawn from
-faier's generator: ``--seed`` then reproduces a run.  ``seeded=False`` uses
-the object as it is.
+The tester runs the object that was passed, its own ``randomise`` (an
+instance attribute or a subclass's, if it has one), never a fresh copy
+built from its parameters.  diffprivlib draws from ``secrets`` unless
+``random_state`` is fixed, so while a batch runs the adapter sets the
+object's random source (``_rng``, when it is the library's) to a
+``RandomState`` seeded from faier's generator and restores it afterwards:
+``--seed`` then reproduces a run.  ``seeded=False`` (or a random source of
+the object's own) leaves it as it is.  ``Exponential`` takes its utilities
+at construction, so for each tested input a copy of the object (its class
+and instance attributes) is constructed again by its own ``__init__``.
 """
 
 from __future__ import annotations
 
+import copy
 import inspect
+from secrets import SystemRandom
 from typing import Any
 
 import numpy as np
@@ -43,6 +50,29 @@ def _arguments(mechanism: Any) -> dict[str, Any]:
     return {n: getattr(mechanism, n) for n in names}
 
 
+def _rebuilt(mechanism: Any, arguments: dict[str, Any], utility: Any, state: Any) -> Any:
+    """A copy of the object (its class, its instance attributes) constructed again by its own
+    ``__init__`` on other utilities: how an ``Exponential`` is run on each tested input."""
+    clone = copy.copy(mechanism)
+    type(mechanism).__init__(clone, **{**arguments, "utility": utility}, random_state=state)
+    return clone
+
+
+def _seedable(mechanism: Any) -> bool:
+    """The object draws from diffprivlib's own random source (which faier may seed)."""
+    return type(getattr(mechanism, "_rng", None)) in (SystemRandom, np.random.RandomState)
+
+
+def _on_seeded_source(mechanism: Any, state: np.random.RandomState, call: Any) -> Any:
+    """``call()`` with the object's random source set to ``state``, restored afterwards."""
+    saved = mechanism._rng
+    mechanism._rng = state
+    try:
+        return call()
+    finally:
+        mechanism._rng = saved
+
+
 def wrap_mechanism(
     mechanism: Any,
     *,
@@ -66,29 +96,30 @@ def wrap_mechanism(
             f"{kind} has δ = {mechanism.delta}",
             fix="the tester checks pure ε-DP: test the mechanism with delta=0",
         )
-    arguments = _arguments(mechanism) if seeded else {}
     utility = "utility" in inspect.signature(type(mechanism).__init__).parameters
-    if utility and "utility" not in arguments:
-        arguments = {**_arguments(mechanism)}
+    arguments = _arguments(mechanism) if utility else {}
+    seeded = seeded and _seedable(mechanism)
     delta = whole_sensitivity(float(getattr(mechanism, "sensitivity", 1)), "sensitivity")
     setting = relation(neighbours, "every-query", delta if query is None else 1)
     stated = float(mechanism.epsilon)
     sizes = (len(mechanism.utility),) if utility else (1,)
 
     def runner(value: list[Any], rng: np.random.Generator) -> Any:
-        chosen: Any = mechanism
-        if seeded or utility:
-            state = np.random.RandomState(int(rng.integers(2**32))) if seeded else None
-            given = {**arguments, "utility": value} if utility else arguments
-            chosen = type(mechanism)(**given, random_state=state if seeded else None)
+        state = np.random.RandomState(int(rng.integers(2**32))) if seeded else None
         if utility:
+            chosen = _rebuilt(mechanism, arguments, value, state)
             return lambda: plain(chosen.randomise())
         if len(value) != 1:
             raise SpecError(
                 f"{kind} randomises one number, got {len(value)}",
                 fix="test it with lengths=(1,), or pass query= reducing the data to one number",
             )
-        return lambda: plain(chosen.randomise(value[0]))
+        number = value[0]
+        if state is None:
+            return lambda: plain(mechanism.randomise(number))
+        return lambda: plain(
+            _on_seeded_source(mechanism, state, lambda: mechanism.randomise(number))
+        )
 
     return batched(
         name or f"diffprivlib {kind}",

@@ -26,15 +26,25 @@ samples on a grid of 2^k; Noisy Max) returns None: it is tested, not
 decided.  A chain ``transformation >> measurement`` (``make_count >>
 then_laplace``) is decided at the distance the transformation's stability
 map gives: that map is OpenDP's claim, the noise behind it is faier's proof.
+
+The recipe describes what the object runs only if the object runs OpenDP's
+own ``Measurement`` code: ``__call__``, ``invoke`` and ``map`` are checked to
+be OpenDP's, not an instance attribute's or a subclass's
+(``faier.adapters.own_code``); an object that fails the check is tested,
+never decided, and one that passes carries the check in the verdict's
+``assumptions``.  Distances are passed to OpenDP's maps in the type of the
+input metric (``absolute_distance(T=int)`` takes 1, ``T=float`` 1.0).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
+from faier.adapters.own_code import OwnCode, check_own_code
 from faier.core.problem import Problem
+from faier.errors import SpecError
 from faier.mechanisms.discrete_noise import DiscreteNoise, discrete_gaussian, discrete_laplace
 from faier.mechanisms.inputs import InputSpace, grid
 from faier.mechanisms.program import Program
@@ -57,6 +67,9 @@ class Decidable:
     """OpenDP's δ for (ε, δ) measurements."""
     rho: float | None = None
     """OpenDP's ρ for zCDP measurements."""
+    assumptions: tuple[str, ...] = ()
+    """What the decision rests on: the check that the object runs the library's own code
+    (``faier.adapters.own_code``), and what is assumed of that code."""
 
 
 def _integer(domain: str) -> bool:
@@ -142,8 +155,51 @@ def _noisy(
     return None
 
 
+PATH = ("__call__", "invoke", "map")
+"""What running an OpenDP measurement and reading its claim resolve to: checked on the object."""
+
+
+def own_code(measurement: Any) -> OwnCode:
+    """The check that ``measurement`` runs OpenDP's own ``Measurement`` code."""
+    return check_own_code(measurement, "opendp", PATH)
+
+
+def distance(metric_owner: Any, d_in: int) -> Any:
+    """``d_in`` as the distance type of the object's input metric (``i32``: 1, ``f64``: 1.0)."""
+    kind = str(metric_owner.input_metric.distance_type)
+    return float(d_in) if "f" in kind else int(d_in)
+
+
+def stated(measurement: Any, d_in: int) -> Any:
+    """OpenDP's privacy map at ``d_in``: ε, (ε, δ) or ρ; bad input naming it if the map fails."""
+    try:
+        return measurement.map(distance(measurement, d_in))
+    except Exception as exc:  # OpenDP raises its own exception types from the FFI
+        raise SpecError(
+            f"OpenDP's privacy map at d_in = {d_in} failed: {exc}",
+            where="d_in",
+            fix="give a d_in of the measurement's input metric",
+        ) from None
+
+
 def decidable(measurement: Any, *, d_in: int = 1, length: int = 2) -> Decidable | None:
-    """The measurement as a faier problem when its distribution is known exactly, else None."""
+    """The measurement as a faier problem when its distribution is known exactly, else None
+    (also when the object overrides OpenDP's own ``__call__``/``invoke``/``map``)."""
+    check = own_code(measurement)
+    if not check.own:
+        return None
+    found = _decidable(measurement, d_in, length)
+    if found is None:
+        return None
+    assumptions = (
+        check.checked(),
+        f"assumed: OpenDP's record of how the measurement was built ({found.constructor}) "
+        "describes the function it runs",
+    )
+    return replace(found, assumptions=assumptions)
+
+
+def _decidable(measurement: Any, d_in: int, length: int) -> Decidable | None:
     recipe = _recipe(measurement)
     if recipe is None:
         return None
@@ -155,22 +211,29 @@ def decidable(measurement: Any, *, d_in: int = 1, length: int = 2) -> Decidable 
         if inner is None or inner[0] != "make_zCDP_to_approxDP":
             return None
         base = kwargs["measurement"].__opendp_dict__["__kwargs__"].get("measurement")
-        found = decidable(base, d_in=d_in, length=length)
+        found = _decidable(base, d_in, length)
         if found is None:
             return None
-        epsilon, delta = measurement.map(float(d_in))
-        return Decidable(found.problem, found.constructor, float(epsilon), float(delta))
+        claim = stated(measurement, d_in)
+        if not isinstance(claim, tuple) or len(claim) != 2:
+            return None
+        epsilon, delta = claim
+        return Decidable(
+            found.problem,
+            f"make_fix_delta(make_zCDP_to_approxDP({found.constructor}), {float(delta)!r})",
+            float(epsilon),
+            float(delta),
+        )
     if constructor not in ("make_laplace", "make_geometric", "make_gaussian"):
         return None
     built = _noisy(constructor, kwargs, d_in, length)
     if built is None:
         return None
     problem, shape = built
-    distance = float(d_in) if "f" in str(measurement.input_metric.distance_type) else d_in
-    stated = float(measurement.map(distance))
+    claim = float(stated(measurement, d_in))
     if str(measurement.output_measure).startswith("ZeroConcentrated"):
-        return Decidable(problem, f"{constructor}: {shape}", None, rho=stated)
-    return Decidable(problem, f"{constructor}: {shape}", stated)
+        return Decidable(problem, f"{constructor}: {shape}", None, rho=claim)
+    return Decidable(problem, f"{constructor}: {shape}", claim)
 
 
 def _chained(measurement: Any, kwargs: dict[str, Any], d_in: int, length: int) -> Decidable | None:
@@ -182,18 +245,21 @@ def _chained(measurement: Any, kwargs: dict[str, Any], d_in: int, length: int) -
     if recipe is None or inner is None or transformation is None:
         return None
     try:
-        middle = transformation.map(d_in)
+        middle = transformation.map(distance(transformation, d_in))
     except Exception:
         return None
     if isinstance(middle, float) and not middle.is_integer():
         return None
-    found = decidable(inner, d_in=int(middle), length=length)
+    found = _decidable(inner, int(middle), length)
     if found is None:
         return None
-    stated = measurement.map(d_in)
+    claim = stated(measurement, d_in)
     constructor = f"{recipe[0]} (d_in {d_in} → {int(middle)}, OpenDP's stability map) >> "
-    if isinstance(stated, tuple):
-        return Decidable(found.problem, constructor + found.constructor, *map(float, stated))
+    if isinstance(claim, tuple):
+        epsilon, delta = claim
+        return Decidable(
+            found.problem, constructor + found.constructor, float(epsilon), float(delta)
+        )
     if found.rho is not None:
-        return Decidable(found.problem, constructor + found.constructor, None, rho=float(stated))
-    return Decidable(found.problem, constructor + found.constructor, float(stated))
+        return Decidable(found.problem, constructor + found.constructor, None, rho=float(claim))
+    return Decidable(found.problem, constructor + found.constructor, float(claim))

@@ -103,7 +103,9 @@ def epsilon(
 @app.command()
 def verify(
     target: Target,
-    eps: Annotated[str, typer.Option("--epsilon", "-e", help="ε, e.g. ln(2), 4*ln(2), 1.372")],
+    eps: Annotated[
+        str, typer.Option("--epsilon", "-e", "--claimed", help="ε, e.g. ln(2), 4*ln(2), 1.372")
+    ],
     settings: SetOption = None,
     horizon: HorizonOption = None,
     neighbours: NeighboursOption = None,

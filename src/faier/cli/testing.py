@@ -52,7 +52,9 @@ TestTarget = Annotated[
         + ") or mechanism file (.py)"
     ),
 ]
-Claimed = Annotated[str, typer.Option("--claimed", help="the ε₀ the mechanism claims, e.g. 0.7")]
+Claimed = Annotated[
+    str, typer.Option("--claimed", "--epsilon", help="the ε₀ the mechanism claims, e.g. 0.7")
+]
 MechanismEpsilon = Annotated[str | None, flag("mechanism_epsilon")]
 Epsilons = Annotated[str, flag("epsilons")]
 Samples = Annotated[int, flag("samples")]
@@ -127,6 +129,7 @@ def test(
         str | None,
         typer.Option(
             "--claimed",
+            "--epsilon",
             help="the ε₀ the mechanism claims, e.g. 0.7 (default: the ε a wrapped library "
             "object states)",
         ),
@@ -227,7 +230,8 @@ def certify(
 def bound(
     target: TestTarget,
     claimed: Annotated[
-        str | None, typer.Option("--claimed", help="ε₀ (sets the noise of sampled mechanisms)")
+        str | None,
+        typer.Option("--claimed", "--epsilon", help="ε₀ (sets the noise of sampled mechanisms)"),
     ] = None,
     mechanism_epsilon: MechanismEpsilon = None,
     epsilons: Epsilons = "0:2.2:0.1",

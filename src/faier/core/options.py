@@ -293,6 +293,27 @@ SPECS: dict[str, OptionSpec] = {
 }
 
 
+ALIASES = {"neighbors": "neighbours"}
+"""Other spellings of an option's Python name (as the CLI takes ``--neighbors`` and
+``--neighbours``)."""
+
+
+def _spelled(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The options under their own names; an option given under two spellings is refused."""
+    named: dict[str, Any] = {}
+    for key, value in raw.items():
+        own = ALIASES.get(key, key)
+        if own in named and value is not None and named[own] is not None:
+            raise SpecError(
+                f"{own} is given twice (as {own} and {key})",
+                where=SPECS[own].flag,
+                fix="pass it once",
+            )
+        if value is not None or own not in named:
+            named[own] = value
+    return named
+
+
 @dataclass(frozen=True)
 class Options:
     """How to run: every setting a command or an API call can take, already checked.
@@ -335,7 +356,7 @@ class Options:
         value is a :class:`SpecError` that names the option's CLI flag.
         """
         values: dict[str, Any] = {}
-        for key, value in raw.items():
+        for key, value in _spelled(raw).items():
             spec = SPECS.get(key)
             if spec is None:
                 known = ", ".join(sorted(SPECS))
