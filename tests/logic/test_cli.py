@@ -103,6 +103,10 @@ def test_neighbours_file(tmp_path: Path) -> None:
         ),
         (["survey", "-f", "D{0,0}[X out1]", "--neighbors", "+~x"], "'x', which is not a state"),
         (["survey", "-f", "D{0,0}[X out1]", "--set", "n=3"], "survey has no parameter 'n'"),
+        (  # issue 25: a long pair was tried as a path ("File name too long", exit 4)
+            ["survey", "-f", "D{0,0}[X out1]", "--neighbors", "+~" + "x" * 300],
+            "which is not a state",
+        ),
         (["nothing", "-f", "true"], "neither a built-in example nor a model file"),
         (["interactive-survey", "-f", "P=? [X out1]"], "ask Pmin=? [...] or Pmax=? [...]"),
     ],

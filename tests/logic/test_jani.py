@@ -161,3 +161,19 @@ def test_a_constant_divisor_that_is_zero_is_refused_before_storm_crashes(tmp_pat
     path.write_text(json.dumps(document), encoding="utf-8")
     with pytest.raises(ModelError, match=r"probabilities sum to|transition probability"):
         load_model(str(path), {"p": "1/3"})  # 1/3 + (1 - 1/6): a row that does not sum to 1
+
+
+def test_a_transient_real_variable_is_read(tmp_path: Path) -> None:
+    """Issue 25: QVBS files count rewards in a transient ``real`` (herman's ``steps``);
+    reading the state names stopped at it ("stored as rational[128]", exit 4)."""
+    document = json.loads(WALK.read_text(encoding="utf-8"))
+    document["variables"].append(
+        {"name": "steps", "type": "real", "transient": True, "initial-value": 0}
+    )
+    moving = document["automata"][0]["edges"][0]["destinations"][0]
+    moving["assignments"].append({"ref": "steps", "value": 1})
+    counted = tmp_path / "counted.jani"
+    counted.write_text(json.dumps(document), encoding="utf-8")
+    plain, with_steps = load_model(str(WALK), {"p": "1/3"}), load_model(str(counted), {"p": "1/3"})
+    assert with_steps.system.states == plain.system.states
+    assert probabilities(with_steps, "F<=2 top") == probabilities(plain, "F<=2 top")

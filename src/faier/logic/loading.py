@@ -57,7 +57,15 @@ def load_model(
 def load_neighbours(text: str) -> NeighbourSpec:
     """``--neighbors``: a YAML/JSON file of pairs, or pairs written inline (``a~b; @in0~@in1``)."""
     path = Path(text)
-    if path.suffix.lower() in files.SUFFIXES or path.is_file():
+    if path.suffix.lower() in files.SUFFIXES or _is_file(path):
         data = read_document_file(path, text, error=SpecError)
         return neighbour_spec_from_data(data, source=text)
     return parse_neighbour_spec(text)
+
+
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` names a file; text no file can be called (too long, a NUL) is none."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False

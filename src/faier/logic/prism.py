@@ -659,6 +659,10 @@ def _state_names(built: Any) -> tuple[tuple[str, ...], dict[str, list[int | bool
                 continue  # a JANI automaton with one location: its location says nothing
             values[name] = column
             texts.append([f"{name}={v}" for v in column])
+        elif variable.has_rational_type():  # a JANI real, often a transient reward counter
+            reals = [to_fraction(v) for v in valuations.get_rational_values(variable)]
+            if len(set(reals)) > 1:
+                texts.append([f"{name}={v}" for v in reals])
         else:
             return _json_state_names(built), None
     names = [",".join(parts) for parts in zip(*texts, strict=True)] if texts else []
