@@ -122,6 +122,8 @@ def assert_private(
     neighbors: Any = None,
     pairs: Sequence[Any] | None = None,
     claimed: str | float | None = None,
+    data: Any = None,
+    args: Mapping[str, Any] | None = None,
 ) -> Assurance:
     """Assert that ``mechanism`` is ε-DP ((ε, δ)-DP with ``delta``); see the module.
 
@@ -139,6 +141,8 @@ def assert_private(
     :func:`faier.verify` and :func:`faier.testing.statistical_test`:
     ``neighbors`` is ``neighbours``, ``pairs`` is ``inputs``, ``claimed`` is
     ``epsilon``.
+    ``data``: ``mechanism`` is a plain function ``mechanism(data, **args)``, audited on
+    neighbours of ``data`` (``faier.audit``, docs/AUDIT.md).
     """
     __tracebackhide__ = True
     from faier import api, testing
@@ -146,6 +150,8 @@ def assert_private(
     epsilon = api.claim_of(epsilon, claimed=claimed)
     neighbours = _one_of("neighbours", neighbours, "neighbors", neighbors)
     inputs = _one_of("inputs", inputs, "pairs", pairs)
+    if data is not None:
+        return _audited(mechanism, data, epsilon, delta, neighbours, seed, args)
     if method not in METHODS:
         raise SpecError(f"unknown method {method!r}", where="method", fix=f"one of {METHODS}")
     if not 0 < alpha < 1:
@@ -203,6 +209,40 @@ def _one_of(name: str, value: Any, alias: str, other: Any) -> Any:
             fix=f"pass it once ({alias} is another spelling of {name})",
         )
     return value if value is not None else other
+
+
+def _audited(
+    function: Any,
+    data: Any,
+    epsilon: str | float | None,
+    delta: str | float | None,
+    neighbours: Any,
+    seed: int | None,
+    args: Mapping[str, Any] | None,
+) -> Assurance:
+    """A plain function on data: passes only when the audit found no violation and decided
+    every pair (a search, never a proof: the Assurance says so)."""
+    from faier.api import audit
+
+    if epsilon is None:
+        raise SpecError("an audit needs the claimed ε", where="epsilon", fix="e.g. epsilon=1.0")
+    relation = neighbours if isinstance(neighbours, str) else "add-remove"
+    report = audit(
+        function, data, epsilon=epsilon, delta=delta, neighbours=relation, seed=seed, args=args
+    )
+    if report.verdict is not None:
+        lines: list[tuple[str, str]] = [("outcome", report.outcome)]
+        shown = report.witness or (report.undecided[0] if report.undecided else None)
+        if shown is not None:
+            lines += [("pair", shown.change), ("D", shown.left.show()), ("D′", shown.right.show())]
+            if shown.loss is not None:
+                lines.append(("ε* of the pair", shown.loss.show()))
+        lines += [("unrecognised", u) for u in report.unrecognised]
+        lines += [("unknown", r) for r in report.reasons]
+        raise AssertionError(_table(f"{report.target} is not shown ε = {epsilon} private", lines))
+    return Assurance(
+        "no violation found", report.method, str(epsilon), seed=report.seed, target=report.target
+    )
 
 
 def _library_decision(

@@ -172,6 +172,10 @@ class Session:
             assert draw.centre is not None
             noise = expected.noise + self.offsets.get(index, 0.0)
             flat = draw.centre + noise
+            if index not in self.offsets and expected.centre is not None:
+                # the same centre gets the very value recorded, not (v − c) + c rounded
+                recorded = np.asarray(expected.value, dtype=np.float64).ravel()
+                flat = np.where(draw.centre == expected.centre, recorded, flat)
             value = _like(expected.value, flat, draw.shape, draw.family)
             return make_draw(draw.site, draw.source, draw.reading, value, expected.seed), value
         if library_call is not None:

@@ -20,8 +20,8 @@ from typing import Any
 from faier.privacy.budget import Epsilon
 
 ROUNDING = Fraction(1, 2**40)
-"""ε* above ε by less than this relative amount is the rounding of a float scale, not a
-violation (docs/AUDIT.md, "What a verdict means")."""
+"""ε* above ε (or δ(ε) above δ) by less than this relative amount is the rounding of a float
+scale, not a violation (docs/AUDIT.md, "What a verdict means")."""
 
 
 @dataclass(frozen=True)
@@ -239,7 +239,7 @@ def _laplace_delta(loss: PairLoss, eps: Epsilon, delta: Fraction) -> Decision:
             a = balls._rational(loss.pure)
             e = balls.exp_epsilon_ball(eps, bits).log()
             value = 1 - ((e - a) / 2).exp()  # Laplace shift a: δ(ε) = 1 − e^{(ε−a)/2}
-            bound = balls._rational(delta)
+            bound = balls._rational(delta * (1 + ROUNDING))
             if value > bound:
                 return Decision(True, detail=f"δ(ε) = 1 − e^((ε − {float(loss.pure):.6g})/2) > δ")
             if value <= bound:
@@ -255,7 +255,7 @@ def _gaussian_delta(loss: PairLoss, eps: Epsilon, delta: Fraction) -> Decision:
         with balls.precision(bits):
             e = balls.exp_epsilon_ball(eps, bits).log()
             value = analytic_delta(loss.mu2, e)
-            bound = balls._rational(delta)
+            bound = balls._rational(delta * (1 + ROUNDING))
             if value > bound:
                 if not loss.exact:
                     return Decision(False, "δ(ε) from a bound exceeds δ; not exact")
