@@ -1,4 +1,4 @@
-"""Counterexample-guided synthesis of an alignment (CheckDP §4: CEGIS over template holes).
+"""Counterexample-guided synthesis of an alignment (CheckDP: CEGIS over template holes).
 
 A candidate fixes every hole's coefficients (c, d).  Verification asks z3,
 for each path p, whether some neighbouring inputs x, y and noise η on p have

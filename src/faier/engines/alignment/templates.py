@@ -3,7 +3,7 @@
 A draw's shift is ``c + d·D`` where D is the change of its companion between
 neighbours (``values.py``) and the coefficients (c, d) are shared by every
 draw of one program line with the same *selector*, so a loop over the
-queries has a handful of unknowns whatever its length (CheckDP §4.1 shares
+queries has a handful of unknowns whatever its length (CheckDP shares
 template holes per program point the same way).  The selectors come from the
 draw's first comparison on the path:
 

@@ -1,0 +1,70 @@
+"""A proof for every input never coexists with a larger ε* on the grid (hypothesis).
+
+Random small programs of the supported shape (an argmax, a noisy threshold test,
+released noisy answers, a released noisy sum; Laplace or exponential noise of a
+random scale) are given to the alignment engine at a random ε; whenever it
+proves the claim, the certified engine's ε* over the grid {0,1}ⁿ (an interval
+whose lower end is rounded down) must not exceed that ε.  About 1–2 s an
+example, so a few examples only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import faier
+from faier.core.problem import Problem
+from faier.privacy.neighbours import EveryQuery, OneQuery
+from faier.privacy.specs import DifferentialPrivacy
+from faier.results import Verdict
+
+SHAPES = ("argmax", "threshold", "release", "sum")
+
+
+def _body(shape: str, noise: Any) -> Callable[[Any, Any], Any]:
+    def body(q: Any, ctx: Any) -> Any:
+        if shape == "argmax":
+            best, top = 0, None
+            for i in range(len(q)):
+                value = q[i] + ctx.draw(noise)
+                if i == 0 or value > top:
+                    best, top = i, value
+            return best
+        if shape == "threshold":
+            threshold = 1 + ctx.draw(noise)
+            return tuple(a + ctx.draw(noise) >= threshold for a in q)
+        if shape == "release":
+            return tuple(a + ctx.draw(noise) for a in q)
+        return sum(q) + ctx.draw(noise)
+
+    return body
+
+
+@st.composite
+def programs(draw: st.DrawFn) -> tuple[Problem, str]:
+    shape = draw(st.sampled_from(SHAPES))
+    n = draw(st.integers(1, 2))
+    scale = draw(st.sampled_from([Fraction(1), Fraction(2), Fraction(3, 2), Fraction(4)]))
+    exponential = shape == "argmax" and draw(st.booleans())
+    noise = faier.exponential(scale) if exponential else faier.laplace(0, scale)
+    program = faier.program(inputs=faier.grid(n, 1), name=f"{shape}-{n}")(_body(shape, noise))
+    relation = OneQuery(1) if draw(st.booleans()) else EveryQuery(1)
+    claim = draw(st.sampled_from(["1/2", "1", "3/2", "2"]))
+    return Problem(program.name, program, DifferentialPrivacy(relation)), claim
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs())
+def test_a_proof_never_coexists_with_a_larger_grid_epsilon(case: tuple[Problem, str]) -> None:
+    problem, claim = case
+    result = faier.verify(problem, claim, engine="alignment")
+    if result.verdict is not Verdict.HOLDS:
+        return
+    grid = faier.epsilon(problem, engine="certified")
+    assert grid.enclosure is not None
+    assert grid.enclosure.lower <= float(Fraction(claim)) * (1 + 1e-12)
