@@ -306,6 +306,7 @@ def test_deep_formulas_are_bad_input_in_the_cli(text: str) -> None:
         ("P>=1/2 [F a] & Rmax<=3 [F done]", 16, "rewards (R)"),
         ("S=? [done]", 1, "steady-state probabilities (S)"),
         ("LRA>=1/2 [done]", 1, "long-run averages (LRA)"),
+        ('T=? [F "Done"]', 1, "expected times (T)"),
     ],
 )
 def test_prism_operators_outside_dpctl_are_named(text: str, column: int, named: str) -> None:
@@ -318,3 +319,22 @@ def test_prism_operators_outside_dpctl_are_named(text: str, column: int, named: 
 
 def test_labels_named_r_or_s_are_still_labels() -> None:
     assert parse('P>=1/2 [F R] & P>=1/2 [S U "R=1"]') is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "message"),
+    [
+        ('filter(max, P=? [F "a"], "init")', 1, "filter(…) is not part of dpCTL*"),
+        (
+            'Pmax=? [ F^{rew{"time"}<=9} done ]',
+            10,
+            "bounds on rewards (F^{rew…}) are not part of dpCTL*",
+        ),
+        ('Pmax=? [F<=B "success"]', 12, "step bound B is a constant, not a number"),
+    ],
+)
+def test_other_prism_constructs_are_refused_by_name(text: str, column: int, message: str) -> None:
+    with pytest.raises(FormulaError) as caught:
+        parse(text)
+    assert caught.value.where == f"formula, column {column}"
+    assert caught.value.message == message

@@ -85,6 +85,7 @@ property_name: ESCAPED ":"
       | FINALLY step_bound? prop                -> finally_
       | GLOBALLY step_bound? prop               -> globally
 step_bound: COMPARE signed
+          | COMPARE NAME                        -> named_step_bound
 ?primary: NAME                                  -> atom
         | ESCAPED                               -> quoted_atom
         | TRUE                                  -> true
@@ -483,25 +484,51 @@ def _syntax_error(text: str, exc: UnexpectedInput) -> FormulaError:
     return _error(text, position, message, fix)
 
 
-_REWARD = re.compile(r"(?<![\w\"])(R|S|LRA)(\{[^}]*\})?\s*(min|max)?\s*(=\?|[<>]=?)")
-"""PRISM's reward (R), steady-state (S) and long-run average operators, e.g. ``R=? [F done]``."""
+_OPERATORS_OUTSIDE = re.compile(r"(?<![\w\"])(R|S|LRA|T)(\{[^}]*\})?\s*(min|max)?\s*(=\?|[<>]=?)")
+"""PRISM's reward (R), steady-state (S), long-run average (LRA) and Storm's expected time (T)
+operators, e.g. ``R=? [F done]``."""
+_OPERATOR_NAMES = {
+    "R": "rewards (R)",
+    "S": "steady-state probabilities (S)",
+    "LRA": "long-run averages (LRA)",
+    "T": "expected times (T)",
+}
+_UNSUPPORTED: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (
+        re.compile(r"(?<![\w\"])filter\s*\("),
+        "filter(…) is not part of dpCTL*",
+        "check the formula inside it: faier reports it in every asked state (--state)",
+    ),
+    (
+        re.compile(r"(?<![\w\"])[FGU]\s*\^?\s*\{?\s*rew\b"),
+        "bounds on rewards (F^{rew…}) are not part of dpCTL*",
+        "bound the steps instead (F<=k), or compute it with Storm or PRISM directly",
+    ),
+)
+"""Other PRISM and Storm constructs faier does not check, each with its message and fix."""
 
 
 def _check_unsupported(text: str) -> None:
     """PRISM operators outside dpCTL*: one message that names them, not a bare parse error."""
-    found = _REWARD.search(text)
+    found: list[tuple[int, str, str]] = []
+    operator = _OPERATORS_OUTSIDE.search(text)
+    if operator:
+        found.append(
+            (
+                operator.start(),
+                f"{_OPERATOR_NAMES[operator.group(1)]} are not part of dpCTL*",
+                "faier checks P and D operators; compute these with Storm or PRISM directly",
+            )
+        )
+    for pattern, message, fix in _UNSUPPORTED:
+        match = pattern.search(text)
+        if match:
+            found.append((match.start(), message, fix))
     if found:
-        line = text.count("\n", 0, found.start()) + 1
-        column = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
-        name = {"R": "rewards (R)", "S": "steady-state probabilities (S)"}.get(
-            found.group(1), "long-run averages (LRA)"
-        )
-        raise _error(
-            text,
-            Position(line, column),
-            f"{name} are not part of dpCTL*",
-            "faier checks P and D operators; compute these with Storm or PRISM directly",
-        )
+        start, message, fix = min(found)
+        line = text.count("\n", 0, start) + 1
+        column = start - (text.rfind("\n", 0, start) + 1) + 1
+        raise _error(text, Position(line, column), message, fix)
 
 
 def _end(text: str) -> Position:
@@ -573,6 +600,13 @@ class _Builder(Transformer[Token, Formula]):
                 where, f"step bound {value} is not a whole number ≥ 0", "write e.g. F<=3"
             )
         return int(value), where
+
+    def named_step_bound(self, meta: Any, op: Token, name: Token) -> tuple[int, Any]:
+        raise self._fail(
+            name,
+            f"step bound {name.value} is a constant, not a number",
+            f"write its value, e.g. F<=10 for --const {name.value}=10",
+        )
 
     def eps(self, meta: Any, *_: Any) -> tuple[Epsilon, Any]:
         source = self.text[meta.start_pos : meta.end_pos]
