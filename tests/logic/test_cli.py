@@ -127,3 +127,24 @@ def test_d_without_neighbours_is_bad_input(tmp_path: Path) -> None:
     result = run([str(model), "-f", "D{0,0}[X g]"])
     assert result.exit_code == 2
     assert "column 1: D compares each state with its neighbours" in result.stderr
+
+
+def test_a_long_bounded_globally_is_answered_not_a_crash() -> None:
+    """Issue 25: G<=3000 went to Storm's LTL engine, which ended the process (SIGSEGV)."""
+    result = run(["survey", "-f", "P=? [G<=3000 !out1]", "--json"])
+    assert result.exit_code == 0, result.stderr
+    long_ltl = run(["survey", "-f", "P=? [X (G<=3000 out1)]"])
+    assert long_ltl.exit_code == 2
+    assert "cannot take a step bound of 3000" in long_ltl.stderr
+
+
+def test_timeout_ends_in_unknown() -> None:
+    """Storm's LTL engine on F<=900 takes far longer than the limit; the child is killed."""
+    result = run(["survey", "-f", "P=? [X (F<=900 out1)]", "--timeout", "0.3", "--json"])
+    assert result.exit_code == 3, result.stderr
+    body = json.loads(result.stdout)
+    assert body["verdict"] == "unknown"
+    assert "time limit of 0.3 s" in body["reason"]
+    quick = run(["survey", "-f", "P=? [X out1]", "--timeout", "60", "--json"])
+    assert quick.exit_code == 0
+    assert json.loads(quick.stdout)["values"]

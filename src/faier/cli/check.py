@@ -1,7 +1,8 @@
 """``faier check``: a dpCTL* formula on a Markov chain or MDP (built-in, PRISM, or faier file).
 
 Exit codes: 0 the formula holds in the asked state(s) (or a ``P=?`` query was
-answered), 1 it fails, 3 unknown, 2 bad input.  Parsing and printing only;
+answered), 1 it fails, 3 unknown (``--timeout`` reached: loading and checking
+run in a forked child that is killed then), 2 bad input.  Parsing and printing only;
 the work is done by :mod:`faier.logic`.
 """
 
@@ -9,13 +10,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from faier.cli.common import (
     JsonOption,
     SetOption,
+    TimeoutOption,
     app,
     bad_input_exits,
     check_report_path,
@@ -24,6 +26,9 @@ from faier.cli.common import (
 from faier.cli.report import ReportOption
 from faier.core.options import Options, read_settings
 from faier.errors import SpecError
+
+if TYPE_CHECKING:
+    from faier.logic.outcome import CheckResult
 
 ModelArgument = Annotated[
     str,
@@ -70,6 +75,7 @@ def check(
     const: ConstOption = None,
     as_json: JsonOption = False,
     max_words: WordsOption = None,
+    timeout: TimeoutOption = None,
     report: ReportOption = None,
 ) -> None:
     """Check a dpCTL* formula (exit 0 holds, 1 fails, 3 unknown, 2 bad input)."""
@@ -78,26 +84,27 @@ def check(
         from faier.logic import checker, loading
         from faier.report.check import render_check
 
-        started = time.perf_counter()
         try:
             overrides = read_settings(const) if const else None
         except SpecError as exc:
             raise exc.located("--const") from None
-        target = loading.load_model(model, Options.parse(settings=settings).settings, overrides)
-        built = time.perf_counter()
-        relation = loading.load_neighbours(neighbors) if neighbors is not None else None
-        result = checker.check(
-            target,
-            formula,
-            neighbours=relation,
-            state=state or None,
-            word_limit=_word_limit(max_words),
-        )
-        result = replace(
-            result,
-            seconds=time.perf_counter() - started,
-            model_seconds=built - started,
-        )
+        limit = Options.parse(timeout=timeout).timeout
+        given = Options.parse(settings=settings).settings
+        words = _word_limit(max_words)
+
+        def work() -> CheckResult:
+            started = time.perf_counter()
+            target = loading.load_model(model, given, overrides)
+            built = time.perf_counter()
+            relation = loading.load_neighbours(neighbors) if neighbors is not None else None
+            result = checker.check(
+                target, formula, neighbours=relation, state=state or None, word_limit=words
+            )
+            return replace(
+                result, seconds=time.perf_counter() - started, model_seconds=built - started
+            )
+
+        result = work() if limit is None else checker.within(limit, work, model, formula)
     emit(
         result,
         "check",

@@ -18,7 +18,7 @@ from functools import cache
 from types import ModuleType
 from typing import Any, Literal
 
-from faier.errors import FaierError
+from faier.errors import FaierError, SpecError
 from faier.logic.syntax import (
     And,
     Finally,
@@ -35,6 +35,10 @@ from faier.logic.syntax import (
 from faier.model.chains import MDP, CheckedChoices, CheckedRows, MarkovChain
 
 Optimum = Literal["min", "max"] | None
+
+
+class StormLimit(SpecError):
+    """A question Storm would answer only by ending the process (or not in any useful time)."""
 
 
 class MissingStorm(FaierError):
@@ -93,6 +97,53 @@ def storm_path(node: Formula, labels: Mapping[Formula, str]) -> str:
             return f"G {_wrap(node.operand, labels)}"
         return f"!(F<={node.bound} !{_wrap(node.operand, labels)})"
     raise AssertionError(f"not a path formula over labels: {node!r}")
+
+
+LTL_BOUND_LIMIT = 1000
+"""The largest step bound Storm's LTL engine is given.  It unrolls a bound of k
+into k nested steps: k = 500 takes 10 s on a 4-state chain and k ≥ 2500 overflows
+its stack (the process dies: issue 25, ``G<=3000`` before it was rewritten)."""
+
+
+def _pctl(path: Formula, labels: Mapping[Formula, str]) -> bool:
+    """A path formula Storm answers without its LTL engine: one operator over labels."""
+    if isinstance(path, Next | Finally):
+        return path.operand in labels
+    if isinstance(path, Until):
+        return path.left in labels and path.right in labels
+    if isinstance(path, Globally):
+        return path.bound is None and path.operand in labels
+    return False
+
+
+def _refuse_long_ltl(path: Formula, labels: Mapping[Formula, str]) -> None:
+    """Refuse what would kill the process inside Storm: an LTL formula with a long bound."""
+    if _pctl(path, labels):
+        return
+    stack, bounds = [path], []
+    while stack:
+        node = stack.pop()
+        if node in labels:
+            continue
+        if isinstance(node, Finally | Globally | Until) and node.bound is not None:
+            bounds.append(node.bound)
+        stack.extend(child for child in _children(node))
+    if bounds and max(bounds) > LTL_BOUND_LIMIT:
+        raise StormLimit(
+            f"the path formula needs Storm's LTL engine, which cannot take a step bound of "
+            f"{max(bounds)} (at most {LTL_BOUND_LIMIT}): it unrolls each step and overflows",
+            where="formula",
+            fix="ask one bounded operator over state formulas (e.g. F<=k a, a U<=k b, G<=k a), "
+            f"or bounds up to {LTL_BOUND_LIMIT}",
+        )
+
+
+def _children(node: Formula) -> tuple[Formula, ...]:
+    if isinstance(node, Not | Next | Finally | Globally):
+        return (node.operand,)
+    if isinstance(node, And | Or | Implies | Until):
+        return (node.left, node.right)
+    return ()
 
 
 class StormRows(CheckedRows):
@@ -303,8 +354,18 @@ class StormSystem:
         subformulas = maximal_state_subformulas(path)
         labels = {node: f"f{i}" for i, node in enumerate(subformulas)}
         sets = {labels[node]: sat[node] for node in subformulas}
+        complement = (
+            isinstance(path, Globally) and path.bound is not None and path.operand in labels
+        )
+        if complement:  # Pr(G<=k a) = 1 - Pr(F<=k !a), which Storm answers without its LTL engine
+            assert isinstance(path, Globally)
+            optimum = {"min": "max", "max": "min", None: None}[optimum]
+            formula = f"F<={path.bound} !{_wrap(path.operand, labels)}"
+        else:
+            _refuse_long_ltl(path, labels)
+            formula = storm_path(path, labels)
         operator = "P" if isinstance(self.system, MarkovChain) else f"P{optimum}"
-        text = f"{operator}=? [{storm_path(path, labels)}]"
+        text = f"{operator}=? [{formula}]"
         sp = stormpy()
         prop = sp.parse_property(text)
         try:
@@ -317,7 +378,7 @@ class StormSystem:
         except RuntimeError as exc:
             if "Invalid item count" not in str(exc):
                 raise FaierError(f"Storm failed on {text}: {exc}") from None
-            return {
+            answers = {
                 state: to_fraction(
                     sp.model_checking(
                         self._model(sets, [i]), prop, only_initial_states=True
@@ -325,4 +386,6 @@ class StormSystem:
                 )
                 for state, i in index.items()
             }
-        return {state: to_fraction(values[i]) for state, i in index.items()}
+        else:
+            answers = {state: to_fraction(values[i]) for state, i in index.items()}
+        return {state: 1 - value for state, value in answers.items()} if complement else answers

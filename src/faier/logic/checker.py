@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import difflib
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
-from faier.errors import SpecError
+from faier.errors import BudgetExceeded, SpecError
 from faier.logic._evaluate import Evaluator, recheck
 from faier.logic._storm import Optimum
 from faier.logic.models import LogicModel
@@ -31,6 +31,7 @@ from faier.logic.syntax import (
     Query,
     walk,
 )
+from faier.mechanisms.isolation import call_isolated
 from faier.model.chains import MDP
 from faier.results import Verdict
 
@@ -46,8 +47,23 @@ def check(
     neighbours: NeighbourSpec | NeighbourRelation | None = None,
     state: str | Sequence[str] | None = None,
     word_limit: int = WORD_LIMIT,
+    timeout: float | None = None,
 ) -> CheckResult:
-    """Decide ``formula`` in ``state`` (default: every initial state) of ``model``."""
+    """Decide ``formula`` in ``state`` (default: every initial state) of ``model``.
+
+    With ``timeout`` (seconds) the check runs in a forked child that is
+    killed when the time is up (Storm cannot be interrupted): the answer is
+    then unknown.
+    """
+    if timeout is not None:
+        return within(
+            timeout,
+            lambda: check(
+                model, formula, neighbours=neighbours, state=state, word_limit=word_limit
+            ),
+            model.name,
+            formula,
+        )
     started = time.perf_counter()
     parsed = _parsed(formula)
     if neighbours is not None:
@@ -96,6 +112,33 @@ def check(
         reason=reason,
         seconds=time.perf_counter() - started,
     )
+
+
+def within(
+    timeout: float,
+    work: Callable[[], CheckResult],
+    name: str,
+    formula: str | ParsedFormula | Formula,
+) -> CheckResult:
+    """``work()`` in a forked child given ``timeout`` seconds; past them, an unknown answer."""
+    started = time.perf_counter()
+    try:
+        return call_isolated(work, timeout=timeout)
+    except BudgetExceeded as exc:
+        if isinstance(formula, ParsedFormula):
+            shown = format_formula(formula.formula)
+        else:
+            shown = formula if isinstance(formula, str) else format_formula(formula)
+        return CheckResult(
+            name,
+            "",
+            shown,
+            "",
+            (),
+            Verdict.UNKNOWN,
+            reason=exc.reason,
+            seconds=time.perf_counter() - started,
+        )
 
 
 def probabilities(

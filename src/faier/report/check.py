@@ -59,9 +59,10 @@ def _loss(loss: Loss | None) -> str:
 def render_check(result: CheckResult, console: Console) -> None:
     """The verdict, the asked states, and one table per P or D operator."""
     head = Table.grid(padding=(0, 2))
-    head.add_row("model", f"{result.model} ({result.kind})")
+    head.add_row("model", f"{result.model} ({result.kind})" if result.kind else result.model)
     head.add_row("formula", result.formula)
-    head.add_row("neighbours", result.neighbours)
+    if result.neighbours:
+        head.add_row("neighbours", result.neighbours)
     if result.verdict is not None:
         head.add_row("verdict", _verdict_line(result))
     if result.witness is not None:
@@ -80,7 +81,7 @@ def render_check(result: CheckResult, console: Console) -> None:
         for name, value in result.values:
             values.add_row(name, compact(value, 60), f"{float(value):.6g}")
         console.print(values)
-    else:
+    elif result.states:
         states = Table(title="states", title_justify="left")
         states.add_column("state")
         states.add_column("verdict")
