@@ -58,17 +58,65 @@ def open_client(address: ClusterAddress) -> Iterator[Any]:
     assert address.url is not None
     try:
         _reachable(address.url)
+        _is_scheduler(address.url)
         client = module.Client(address.url, timeout=CONNECT_SECONDS)
-    except (OSError, TimeoutError) as failure:
-        raise SpecError(
-            f"no dask scheduler answers at {address.url} ({failure})",
-            where="--cluster",
-            fix="start one with 'dask scheduler' and 'dask worker ADDRESS', or check the address",
-        ) from None
+    except SpecError:
+        raise
+    except Exception as failure:  # a server that is not a scheduler may make dask fail anyhow
+        raise _no_scheduler(address.url, f"{type(failure).__name__}: {failure}") from None
     try:
         yield client
     finally:
         client.close()
+
+
+def _no_scheduler(url: str, why: str) -> SpecError:
+    return SpecError(
+        f"no dask scheduler answers at {url} ({why})",
+        where="--cluster",
+        fix="start one with 'dask scheduler' and 'dask worker ADDRESS', or check the address",
+    )
+
+
+def _is_scheduler(url: str) -> None:
+    """Ask the server who it is, in a child killed after CONNECT_SECONDS; refuse a non-scheduler.
+
+    A server of another kind may never answer dask's handshake, or answer
+    bytes that dask reads as a frame of exabytes (a MemoryError): the child
+    takes either, and the address is bad input.
+    """
+    from faier.errors import BudgetExceeded
+    from faier.mechanisms.isolation import EndedWithoutResult, call_isolated
+
+    try:
+        kind = call_isolated(_identity, url, timeout=CONNECT_SECONDS)
+    except BudgetExceeded:
+        raise _no_scheduler(url, f"no handshake within {CONNECT_SECONDS:g} s") from None
+    except (Exception, EndedWithoutResult) as failure:
+        raise _no_scheduler(url, f"{type(failure).__name__}: {failure}") from None
+    if kind != "Scheduler":
+        raise _no_scheduler(url, f"the server there is {kind or 'not a dask server'}")
+
+
+def _identity(url: str) -> str | None:
+    """The ``type`` a dask server at ``url`` says it is (run in a child: it may never return)."""
+    import asyncio
+
+    from distributed.comm import core
+
+    connect: Any = core.connect
+
+    async def ask() -> object:
+        comm = await connect(url, timeout=CONNECT_SECONDS)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            await comm.close()
+
+    reply = asyncio.run(ask())
+    found = reply.get("type") if isinstance(reply, dict) else None
+    return found if isinstance(found, str) else None
 
 
 def _reachable(url: str) -> None:
