@@ -85,6 +85,18 @@ def test_epsilon_for_delta_is_the_least_exact_ratio() -> None:
             assert composed.delta(Epsilon.from_ratio(below)).exact > delta  # type: ignore[operator]
 
 
+def test_epsilon_for_delta_reads_delta_as_every_other_door_does() -> None:
+    problem = faier.load_problem("geometric", settings={"m": "4"})
+    composed = pld_of(problem, comparison_of(problem, "1;2")).compose(3)
+    exact = composed.epsilon_for_delta(Fraction(1, 1000))
+    assert composed.epsilon_for_delta("1e-3") == exact  # was a TypeError
+    assert composed.epsilon_for_delta("1/1000") == exact
+    assert composed.epsilon_for_delta(0.001) == exact  # a float as its shortest decimal
+    with pytest.raises(SpecError, match="cannot read") as caught:
+        composed.epsilon_for_delta("abc")
+    assert caught.value.where == "--delta"
+
+
 @pytest.mark.parametrize("k", [1, 3, 5])
 def test_dp_accounting_brackets_the_exact_k_fold_delta(k: int) -> None:
     pytest.importorskip("dp_accounting")

@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 from faier.errors import BudgetExceeded, SpecError
-from faier.privacy.budget import Epsilon
+from faier.privacy.budget import Epsilon, parse_delta
 from faier.results import Loss
 
 MAX_ATOMS = 2_000_000
@@ -225,8 +225,16 @@ class PrivacyLossDistribution:
             p, q = p + atom.p, q + atom.q
         return HockeyStick(claim, p, q)
 
-    def epsilon_for_delta(self, delta: Fraction) -> Loss:
-        """The least e^ε ≥ 1 with δ(ε) ≤ δ, exact: δ is piecewise linear in e^ε."""
+    def epsilon_for_delta(self, delta: Fraction | str | float) -> Loss:
+        """The least e^ε ≥ 1 with δ(ε) ≤ δ, exact: δ is piecewise linear in e^ε.
+
+        ``delta`` is a ``Fraction`` or what ``--delta`` reads (``"1e-3"``, ``"1/1000"``,
+        ``0.001``, read exactly)."""
+        if not isinstance(delta, Fraction):
+            try:
+                delta = parse_delta(delta)
+            except SpecError as exc:
+                raise exc.located("--delta") from None
         if not 0 <= delta <= 1:
             raise SpecError(f"δ = {delta} is not in [0, 1]", where="--delta")
         p = q = Fraction(0)
