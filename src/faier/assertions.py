@@ -36,11 +36,12 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import Hashable, Mapping, Sequence
+import time
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from faier.errors import SpecError
+from faier.errors import BudgetExceeded, SpecError
 
 METHODS = ("auto", "exact", "certified", "statistical")
 DEFAULT_ALPHA = 0.01
@@ -92,10 +93,48 @@ passes: list[Assurance] = []
 
 @dataclass(frozen=True)
 class Session:
-    """Defaults of statistical checks for a whole run (pytest's --faier-samples/--faier-seed)."""
+    """Defaults of statistical checks for a whole run (pytest's --faier-samples,
+    --faier-seed, --faier-timeout), and where their progress goes (pytest's terminal)."""
 
     samples: int | None = None
     seed: int | None = None
+    timeout: float | None = None
+    """Seconds a statistical check may run when the call gives no ``timeout``."""
+    progress: Callable[[str], None] | None = None
+    """Writes one progress line of a long statistical check (None: silent)."""
+
+
+PROGRESS_AFTER = 5.0
+"""Seconds a statistical check runs silently before it reports its progress."""
+
+
+class LineProgress:
+    """The tester's progress as a few lines (each stage, every quarter of it, the p-value),
+    once a check has run :data:`PROGRESS_AFTER` seconds: quick checks stay silent."""
+
+    def __init__(
+        self, write: Callable[[str], None], target: str, after: float = PROGRESS_AFTER
+    ) -> None:
+        self.write, self.target, self.after = write, target, after
+        self.started = time.monotonic()
+        self.description, self.total, self.done, self.quarter = "", 0, 0, 0
+
+    def stage(self, description: str, total: int) -> None:
+        self.description, self.total, self.done, self.quarter = description, total, 0, 0
+        self._say(f"{description} (0/{total})")
+
+    def advance(self) -> None:
+        self.done += 1
+        if self.total and 4 * self.done >= (self.quarter + 1) * self.total:
+            self.quarter = 4 * self.done // self.total
+            self._say(f"{self.description} ({self.done}/{self.total})")
+
+    def point(self, point: Any) -> None:
+        self._say(f"p = {point.p_value:.3g} at ε = {point.epsilon:g}")
+
+    def _say(self, text: str) -> None:
+        if time.monotonic() - self.started >= self.after:
+            self.write(f"faier: {self.target}: {text}")
 
 
 session = Session()
@@ -498,26 +537,32 @@ def _statistical(target: Any, check: _Check, common: dict[str, Any]) -> Assuranc
     chosen_seed = seed if seed is not None else secrets.randbelow(2**32)
     runs = next(s for s in (check.samples, session.samples, DEFAULT_SAMPLES) if s is not None)
     claim, alpha = check.claim, check.alpha
-    report = testing.statistical_test(
-        target,
-        claimed=claim,
-        pairs=check.pairs or (),
-        epsilons=[claim.value],
-        samples=runs,
-        selection_samples=max(2, runs // 5),
-        seed=chosen_seed,
-        workers=check.workers,
-        alpha=alpha,
-        timeout=check.timeout,
-        mechanism_epsilon=check.mechanism_epsilon,
-        **{k: v for k, v in common.items() if v is not None},
-    )
+    timeout = check.timeout if check.timeout is not None else session.timeout
+    shown = getattr(target, "name", None) or str(target)
+    progress = None if session.progress is None else LineProgress(session.progress, shown)
+    try:
+        report = testing.statistical_test(
+            target,
+            claimed=claim,
+            pairs=check.pairs or (),
+            epsilons=[claim.value],
+            samples=runs,
+            selection_samples=max(2, runs // 5),
+            seed=chosen_seed,
+            workers=check.workers,
+            alpha=alpha,
+            timeout=timeout,
+            progress=progress,
+            mechanism_epsilon=check.mechanism_epsilon,
+            **{k: v for k, v in common.items() if v is not None},
+        )
+    except BudgetExceeded as stop:
+        raise AssertionError(_unfinished(shown, timeout, stop.reason)) from None
     reproducible = NOT_REPRODUCIBLE not in report.notes
     point = report.points[0] if report.points else None
     if point is None:
-        raise AssertionError(
-            f"{report.target}: the statistical test did not finish ({report.interrupted})"
-        )
+        limited = timeout if report.timed_out else None
+        raise AssertionError(_unfinished(report.target, limited, str(report.interrupted)))
     if point.p_value > alpha / 2:
         passed = Assurance(
             "no evidence against",
@@ -531,6 +576,18 @@ def _statistical(target: Any, check: _Check, common: dict[str, Any]) -> Assuranc
         return passed
     failures.append(Failure(report.target, chosen_seed, point.p_value, reproducible))
     raise AssertionError(statistical_message(report, claim.text, alpha, chosen_seed, reproducible))
+
+
+def _unfinished(target: str, timeout: float | None, why: str) -> str:
+    """The failure of a statistical check that ended before its p-value: no evidence either
+    way, and how to give it more time."""
+    limit = (
+        f" within its time limit of {timeout:g} s (raise it with timeout=…, or pytest "
+        "--faier-timeout SECONDS; 0 for none)"
+        if timeout is not None
+        else ""
+    )
+    return f"{target}: the statistical test did not finish{limit} ({why}): no evidence either way"
 
 
 def statistical_message(

@@ -1,12 +1,16 @@
-"""faier's pytest plugin (entry point ``pytest11``): a ``faier`` fixture and replayable seeds.
+"""faier's pytest plugin (entry point ``pytest11``): a fixture, replayable seeds, time limits.
 
-``faier.assert_private(...)`` in a test (or the same on the ``faier``
-fixture) runs statistical checks with ``--faier-samples N`` runs per input
-and ``--faier-seed S`` (one seed for every statistical check, to replay a
-failure) unless the call gives its own ``samples``/``seed``.  Without
-``--faier-seed`` each statistical check draws a fresh seed; when one fails,
-its seed is printed under the failure and in the summary, as the
-``--faier-seed`` that replays it.
+``faier.assert_private(...)`` in a test (or the same on the ``faier_checks``
+fixture; ``faier`` is its older name, which shadows the package inside a
+test that takes it) runs statistical checks with ``--faier-samples N`` runs
+per input, ``--faier-seed S`` (one seed for every statistical check, to
+replay a failure) and ``--faier-timeout SECONDS`` (default
+:data:`DEFAULT_TIMEOUT`; 0 for none) unless the call gives its own
+``samples``/``seed``/``timeout``.  A check that runs longer than a few
+seconds reports its progress on the terminal.  Without ``--faier-seed``
+each statistical check draws a fresh seed; when one fails, its seed is
+printed under the failure and in the summary, as the ``--faier-seed`` that
+replays it.
 """
 
 from __future__ import annotations
@@ -18,16 +22,22 @@ import pytest
 
 from faier import assertions
 
+DEFAULT_TIMEOUT = 600.0
+"""Seconds a statistical check may run under pytest unless told otherwise: a check ends
+(failing with "did not finish") rather than hanging a test suite."""
+
 
 class Faier:
-    """The ``faier`` fixture: :func:`faier.assert_private` (the options apply to both)."""
+    """The ``faier_checks`` fixture: :func:`faier.assert_private` (the options apply to both)."""
 
     def __init__(self, session: assertions.Session) -> None:
         self.samples = session.samples
         self.seed = session.seed
 
     def assert_private(self, mechanism: Any, epsilon: Any = None, **keywords: Any) -> Any:
-        """:func:`faier.assert_private`, ``samples``/``seed`` defaulting to the options."""
+        """:func:`faier.assert_private`, ``samples``/``seed``/``timeout`` defaulting to the
+        options."""
+        __tracebackhide__ = True
         return assertions.assert_private(mechanism, epsilon, **keywords)
 
 
@@ -45,6 +55,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="seed of every statistical faier check (replays a failure it printed)",
     )
+    group.addoption(
+        "--faier-timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds a statistical faier check may run (default {DEFAULT_TIMEOUT:g}; 0: none)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -54,8 +70,24 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError("--faier-samples must be at least 2")
     if seed is not None and seed < 0:
         raise pytest.UsageError("--faier-seed must be at least 0")
+    timeout = config.getoption("--faier-timeout", DEFAULT_TIMEOUT)
+    if timeout is None or timeout < 0 or timeout != timeout:
+        raise pytest.UsageError("--faier-timeout must be a number of seconds ≥ 0 (0: no limit)")
     config.stash[PREVIOUS] = assertions.session
-    assertions.session = assertions.Session(samples, seed)
+    assertions.session = assertions.Session(
+        samples, seed, timeout or None, progress=_terminal_lines(config)
+    )
+
+
+def _terminal_lines(config: pytest.Config) -> Any:
+    """Writes a line on pytest's terminal (past its output capture), if it has one."""
+
+    def write(line: str) -> None:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(line)
+
+    return write
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -67,8 +99,15 @@ PREVIOUS = pytest.StashKey[assertions.Session]()
 
 
 @pytest.fixture
+def faier_checks() -> Faier:
+    """faier.assert_private under --faier-samples, --faier-seed and --faier-timeout."""
+    return Faier(assertions.session)
+
+
+@pytest.fixture
 def faier() -> Faier:
-    """faier.assert_private under --faier-samples and --faier-seed."""
+    """The older name of ``faier_checks``: inside a test that takes it, ``faier`` is this
+    fixture, not the package (prefer ``faier_checks``, or ``import faier`` alone)."""
     return Faier(assertions.session)
 
 

@@ -48,11 +48,11 @@ def test_wrong_claim():
 """,
         test_sampled=SAMPLED
         + """
-def test_claim_held(faier):
-    assurance = faier.assert_private(noisy_first, epsilon=0.5)
+def test_claim_held(faier_checks):
+    assurance = faier_checks.assert_private(noisy_first, epsilon=0.5)
     assert assurance.method == "statistical" and assurance.seed == 7
 
-def test_half_of_it(faier):
+def test_half_of_it(faier):  # the fixture's older name, still accepted
     faier.assert_private(noisy_first, epsilon=0.25, mechanism_epsilon=0.5)
 """,
     )
@@ -78,6 +78,7 @@ def test_half_of_it(faier):
             "*statistical check of noisy_first failed with seed 7*replay: pytest --faier-seed 7*",
         ]
     )
+    assert "faier/assertions.py" not in result.stdout.str()  # __tracebackhide__
     result.stdout.fnmatch_lines(
         [
             "*faier statistical checks*",
@@ -108,3 +109,49 @@ def test_half_of_it():
     again.assert_outcomes(failed=1)
     p_first = line.split("(p = ")[1].split(")")[0]
     assert f"(p = {p_first})" in again.stdout.str()
+
+
+def test_a_statistical_check_that_runs_too_long_fails_at_the_time_limit(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_slow="""
+import time
+
+import faier
+from faier.mechanisms.sampled import blackbox
+
+@blackbox(neighbours="one-query")
+def slow(queries, epsilon, rng):
+    time.sleep(0.05)
+    return queries[0] + rng.laplace(scale=1 / epsilon)
+
+def test_slow():
+    faier.assert_private(slow, epsilon=1, samples=4000, seed=1)
+"""
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--faier-timeout", "1")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*did not finish within its time limit of 1 s*--faier-timeout SECONDS*"]
+    )
+
+
+def test_long_checks_report_their_progress_in_a_few_lines() -> None:
+    from faier.assertions import LineProgress
+
+    lines: list[str] = []
+    progress = LineProgress(lines.append, "noisy_first", after=0)
+    progress.stage("selecting events", 8)
+    for _ in range(8):
+        progress.advance()
+    assert lines == [
+        "faier: noisy_first: selecting events (0/8)",
+        "faier: noisy_first: selecting events (2/8)",
+        "faier: noisy_first: selecting events (4/8)",
+        "faier: noisy_first: selecting events (6/8)",
+        "faier: noisy_first: selecting events (8/8)",
+    ]
+    quiet: list[str] = []
+    LineProgress(quiet.append, "quick", after=3600).stage("testing", 1)
+    assert quiet == []
