@@ -67,6 +67,10 @@ Kinds and what is cross-checked:
   as PRISM text and as JANI (``soundness_models.py``): faier on each and
   stormpy alone give the same exact ``Pmin``/``Pmax``, and faier's state and
   choice counts are Storm's.
+- ``properties``: random PRISM property strings (``soundness_properties.py``)
+  read by faier and by Storm's parser to the tree they were written from, or
+  both refuse a damaged one; Storm's documented departures from PRISM's
+  grammar (docs/DISCREPANCIES.md) are notes, not disagreements.
 
     .venv/bin/python benchmarks/soundness.py                   # default: 10 000 cases
     .venv/bin/python benchmarks/soundness.py --cases 500 --kinds hmm program
@@ -106,6 +110,7 @@ for _extra in (ROOT / "tests", ROOT / "tests" / "logic", ROOT / "benchmarks"):
         sys.path.append(str(_extra))
 
 import soundness_models  # noqa: E402  (kind "models": PRISM vs JANI vs plain Storm)
+import soundness_properties  # noqa: E402  (kind "properties": faier's vs Storm's parser)
 
 import faier  # noqa: E402
 import reference as ref  # noqa: E402  (tests/reference.py: brute force, no faier import)
@@ -134,6 +139,7 @@ KINDS = (
     "gaussian",
     "discrete",
     "models",
+    "properties",
 )
 WEIGHTS = {
     "hmm": 3,
@@ -145,6 +151,7 @@ WEIGHTS = {
     "gaussian": 1,
     "discrete": 1,
     "models": 1,
+    "properties": 1,
 }
 """Share of each kind in a run (cheap kinds more often)."""
 TINY = F(1, 10**6)
@@ -2392,6 +2399,9 @@ RUNNERS: dict[str, Callable[[int, Rates, Checker], str]] = {
     "gaussian": case_gaussian,
     "discrete": case_discrete,
     "models": lambda seed, _rates, check: soundness_models.case_models(seed, check),
+    "properties": lambda seed, _rates, check: soundness_properties.case_properties(
+        seed, check, check.report.notes
+    ),
 }
 
 

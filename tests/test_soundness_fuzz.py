@@ -185,3 +185,13 @@ def test_prism_jani_and_plain_storm_agree_on_overlapping_synchronised_commands(
     assert {"storm", "faier-prism", "faier-jani"} <= {e for r in reports for e in r.engines}
     bad = [r for r in reports if r.disagreements]
     assert not bad, soundness.summary(reports, 1.0, 0)
+
+
+def test_faier_and_storm_read_random_properties_alike(soundness: ModuleType) -> None:
+    """Kind ``properties``: 300 random property strings, faier's parser against Storm's."""
+    pytest.importorskip("stormpy")
+    jobs = [("properties", seed) for seed in range(300)]
+    reports, _ = soundness.run_all(jobs, soundness.Rates(), workers=1, seconds=None)
+    assert {"faier-parser", "storm-parser"} <= {e for r in reports for e in r.engines}
+    bad = [r for r in reports if r.disagreements]
+    assert not bad, soundness.summary(reports, 1.0, 0)

@@ -149,7 +149,10 @@ class _Reader:
         comparison = token[4:] if kind else token[1:]
         bound = None
         if comparison != "=?":
-            bound = (comparison, Fraction(self.number_text()))
+            value = normal(self.unary())  # a number, or (1 / 2) in a nested operator
+            if value[0] != "num":
+                raise ValueError(f"a bound that is not a number: {value}")
+            bound = (comparison, value[1])
         self.take("[")
         path = self.level()
         self.take("]")
@@ -188,8 +191,8 @@ def _faier(node: Formula) -> Canon:
             return ("F", _faier(node.operand))
         return ("U", ("bool", True), _faier(node.operand), f"<={node.bound}")
     if isinstance(node, Globally):
-        bound = () if node.bound is None else (node.bound,)
-        return ("G", _faier(node.operand), *bound)
+        steps = () if node.bound is None else (node.bound,)
+        return ("G", _faier(node.operand), *steps)
     if isinstance(node, Until):
         bound = None if node.bound is None else f"<={node.bound}"
         return ("U", _faier(node.left), _faier(node.right), bound)
