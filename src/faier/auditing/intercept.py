@@ -121,6 +121,8 @@ class Session:
     mismatch: Mismatch | None = None
     unrecognised: list[Unrecognised] = field(default_factory=list)
     seeded: list[Site] = field(default_factory=list)
+    verbatim: bool = False
+    """Replay D's very values (not its noise about the new centre)."""
     inside: int = 0
     numpy: np.random.RandomState = field(init=False)
     generator: np.random.Generator = field(init=False)
@@ -168,6 +170,9 @@ class Session:
         index: int,
         library_call: Callable[[int | None], Any] | None,
     ) -> tuple[Draw, Any]:
+        if self.verbatim:
+            value = expected.value
+            return make_draw(draw.site, draw.source, draw.reading, value, expected.seed), value
         if draw.family in LOCATION_FAMILIES and expected.noise is not None:
             assert draw.centre is not None
             noise = expected.noise + self.offsets.get(index, 0.0)
@@ -409,16 +414,17 @@ def _default_rng(original: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _randomise(defining: type, original: Callable[..., Any]) -> Callable[..., Any]:
-    def wrapper(self: Any, value: Any) -> Any:
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         session = active()
         if session is None:
-            return original(self, value)
+            return original(self, *args, **kwargs)
+        value = args[0] if args else kwargs.get("value")
 
         def run(seed: int | None) -> Any:
             saved = getattr(self, "_rng", None)
-            self._rng = random.Random(seed)
+            self._rng = _like_generator(saved, seed)
             try:
-                return original(self, value)
+                return original(self, *args, **kwargs)
             finally:
                 self._rng = saved
 
@@ -429,6 +435,15 @@ def _randomise(defining: type, original: Callable[..., Any]) -> Callable[..., An
     wrapper.__name__ = "randomise"
     wrapper.__doc__ = original.__doc__
     return wrapper
+
+
+def _like_generator(original: Any, seed: int | None) -> Any:
+    """A generator of the kind a mechanism holds (numpy's or Python's), seeded for a replay."""
+    if isinstance(original, np.random.RandomState):
+        return np.random.RandomState(seed)
+    if isinstance(original, np.random.Generator):
+        return np.random.default_rng(seed)
+    return random.Random(seed)
 
 
 def _patch(owner: Any, name: str, replacement: Any) -> None:
@@ -448,6 +463,9 @@ def _install() -> None:
     _patch(np.random, "seed", _seed_function("seed", np.random.seed))
     _patch(random, "seed", _seed_function("seed", random.seed))
     _patch(np.random, "default_rng", _default_rng(np.random.default_rng))
+    # libraries reach numpy's global RandomState through check_random_state(None)
+    shared = np.random.mtrand._rand
+    _patch(np.random.mtrand, "_rand", RecordingRandomState(shared._bit_generator))
     mechanisms = sys.modules.get("diffprivlib.mechanisms")
     if mechanisms is not None:
         for value in vars(mechanisms).values():
@@ -493,8 +511,13 @@ def _unrecognised(arg: Any) -> str | None:
     return None
 
 
+_IDENTIFIERS = (os.sep + "uuid.py", os.sep + "tempfile.py")
+"""Standard modules whose entropy names things (joblib's uuid4, temporary files): an output
+that carried it would fail the replay-to-itself check instead."""
+
+
 def _profile(frame: Any, event: str, arg: Any) -> None:
-    if event != "c_call":
+    if event != "c_call" or frame.f_code.co_filename.endswith(_IDENTIFIERS):
         return
     session: Session | None = getattr(_state, "session", None)
     if session is None or session.inside:

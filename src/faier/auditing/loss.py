@@ -145,6 +145,13 @@ def compose(terms: list[Term], notes: tuple[str, ...] = ()) -> PairLoss:
     pure = Fraction(0)
     mu2 = Fraction(0)
     infinite: str | None = None
+    exact_infinite = [t for t in terms if t.infinite is not None and t.bound is None]
+    if exact_infinite:
+        # one released coordinate's marginal is already infinitely apart: the other terms,
+        # bounds or not, cannot lower that
+        term = exact_infinite[0]
+        where = f" at line {term.line}" if term.line else ""
+        return PairLoss((term,), Fraction(0), Fraction(0), f"{term.infinite}{where}", notes)
     for term in terms:
         if term.infinite is not None:
             infinite = infinite or f"{term.infinite} at line {term.line}"

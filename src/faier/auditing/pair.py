@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -153,6 +153,18 @@ class Evaluator:
         decision = decide(loss, self.claim.epsilon, self.claim.delta)
         return PairOutcome(left, right, change, loss, decision, None, None, unrecognised)
 
+    def _confirmed(self, right: Dataset, b: Run, loss: PairLoss) -> PairLoss:
+        """A non-finite release next to draws the probes do not move: D′ run afresh with
+        another seed must release the same non-finite values, else it is only a bound."""
+        fresh = self.run(right, Session(self.seed + 1))
+        same = fresh.form == b.form and np.array_equal(
+            ~np.isfinite(fresh.values), ~np.isfinite(b.values)
+        )
+        if same:
+            return loss
+        (term,) = loss.terms
+        return compose([replace(term, bound="not confirmed under other noise")], loss.notes)
+
     def _replayed_loss(self, left: _Left, right: Dataset, b: Run) -> PairLoss:
         a = left.run
         centres: tuple[Run, Run] | None = None
@@ -171,7 +183,18 @@ class Evaluator:
         else:
             found_a = _Map([None] * len(a.values), [False] * len(a.values))
             found_b = _Map([None] * len(b.values), [False] * len(b.values))
-        return _loss(a, b, left.elements, found_a, found_b, centres)
+        loss = _loss(a, b, left.elements, found_a, found_b, centres)
+        if loss.infinite is not None and loss.exact and not _probed_only(a):
+            loss = self._confirmed(right, b, loss)
+        if loss.exact:
+            return loss
+        verbatim = self.run(right, Session(self.seed, tape=a.draws, verbatim=True))
+        same = verbatim.form == a.form and np.array_equal(verbatim.values, a.values, equal_nan=True)
+        if verbatim.mismatch is not None or not same:
+            return loss
+        # D′ handed D's very draws gives D's output: the output is a function of the draws,
+        # so the draws' own losses bound it (post-processing); a bound clears, never convicts
+        return compose(_centre_terms(a, b), (*loss.notes, "the output is a function of the draws"))
 
 
 def _structural(
@@ -344,9 +367,13 @@ def _loss(
     for k, hit in enumerate(map_a):
         if hit is not None:
             released.setdefault(hit[0], []).append(k)
+    # draws the probes do not move: a coefficient or a still value may depend on them
     selectors = any(d.family not in LOCATION_FAMILIES for d in a.draws)
     for g, element in enumerate(elements):
-        terms.append(_element_term(a, b, element, released.get(g, []), map_a, map_b, g, centres))
+        term = _element_term(
+            a, b, element, released.get(g, []), map_a, map_b, g, centres, selectors
+        )
+        terms.append(term)
     for k, hit in enumerate(map_a):
         if hit is not None:
             continue
@@ -387,6 +414,7 @@ def _element_term(
     map_b: list[tuple[int, float] | None],
     g: int,
     centres: tuple[Run, Run] | None,
+    unprobed: bool,
 ) -> Term:
     """The draw's term: its release's shift (between the noise-free replays, when they ran)."""
     draw, other = a.draws[element.draw], b.draws[element.draw]
@@ -408,15 +436,8 @@ def _element_term(
         )
     if scale != scale2:
         why = f"the scale depends on the data ({float(scale):.6g} on D, {float(scale2):.6g} on D′)"
-        return Term(
-            family,
-            file,
-            line,
-            None,
-            scale,
-            infinite=why,
-            bound=None if coordinates else "not released",
-        )
+        exact = coordinates and not unprobed
+        return Term(family, file, line, None, scale, infinite=why, bound=None if exact else "bound")
     if not coordinates:
         shift = abs(Fraction(float(c2)) - Fraction(float(c)))
         return Term(
@@ -454,7 +475,10 @@ def _element_term(
                 f"{coefficient:.6g} on D and "
                 f"{hit[1]:.6g} on D′ (a data-dependent scale after the noise)"
             )
-            return Term(family, file, line, None, scale, infinite=why)
+            bound = (
+                "the coefficient may depend on draws the probes do not move" if unprobed else None
+            )
+            return Term(family, file, line, None, scale, infinite=why, bound=bound)
         unit = _unit(coefficient)
         if unit is None:
             exact = False
@@ -468,12 +492,41 @@ def _element_term(
     return Term(family, file, line, shifts.pop(), scale, bound=bound)
 
 
+def _probed_only(run_: Run) -> bool:
+    """Every draw is a location draw the probes move."""
+    return all(d.family in LOCATION_FAMILIES and d.noise is not None for d in run_.draws)
+
+
+def _centre_terms(a: Run, b: Run) -> list[Term]:
+    """Every draw's own loss from its two centres and scales, each an upper bound."""
+    post = "post-processing of the draws"
+    terms: list[Term] = []
+    for draw, other in zip(a.draws, b.draws, strict=True):
+        site, line = draw.site.file, draw.site.line
+        if draw.family == "library":
+            terms.append(_library_term(draw, other))
+        elif draw.centre is not None and other.centre is not None and draw.scales and other.scales:
+            for c, c2, s, s2 in zip(
+                draw.centre, other.centre, draw.scales, other.scales, strict=True
+            ):
+                if not (_finite(c) and _finite(c2)) or s != s2 or draw.bad_scale:
+                    why = "a non-finite centre or a scale that differs"
+                    terms.append(Term(draw.family, site, line, None, s, infinite=why, bound=post))
+                else:
+                    shift = abs(Fraction(float(c2)) - Fraction(float(c)))
+                    terms.append(Term(draw.family, site, line, shift, s, bound=post))
+    return terms
+
+
 def _library_term(draw: Any, other: Any) -> Term:
     claim = draw.reading.claim
     file, line = draw.site.file, draw.site.line
     try:
         shift = abs(Fraction(float(other.reading.centre)) - Fraction(float(draw.reading.centre)))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
+        if claim is not None and claim.epsilon is not None:
+            why = f"{claim.library}'s stated ε for a mechanism on a non-number (not measured)"
+            return Term("library", file, line, claim.epsilon, Fraction(1), bound=why)
         return Term("library", file, line, None, None, bound="a library mechanism on a non-number")
     if claim is None or claim.epsilon is None or not claim.sensitivity:
         return Term(
