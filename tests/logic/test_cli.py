@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -148,3 +149,58 @@ def test_timeout_ends_in_unknown() -> None:
     quick = run(["survey", "-f", "P=? [X out1]", "--timeout", "60", "--json"])
     assert quick.exit_code == 0
     assert json.loads(quick.stdout)["values"]
+
+
+CROWDS = Path(__file__).parent / "models" / "crowds.pm"
+CROWDS_SET = ["--set", "PF=4/5,badC=1,CrowdSize=3,TotalRuns=1"]
+
+
+def test_every_prism_suffix_is_read(tmp_path: Path) -> None:
+    """Issue 25: .sm (PRISM's name for stochastic models) was not recognised."""
+    answers = set()
+    for suffix in (".pm", ".prism", ".nm", ".sm"):
+        copy = tmp_path / f"crowds{suffix}"
+        copy.write_text(CROWDS.read_text(encoding="utf-8"), encoding="utf-8")
+        result = run([str(copy), *CROWDS_SET, "-f", "P=? [F reportedA]", "--json"])
+        assert result.exit_code == 0, result.stderr
+        answers.add(json.dumps(json.loads(result.stdout)["values"]))
+    assert len(answers) == 1
+
+
+def test_states_and_neighbours_by_partial_valuations_in_any_order() -> None:
+    by_names = run(
+        [
+            str(CROWDS),
+            *CROWDS_SET,
+            "-f",
+            "D{ln(3),0}[F reportedA]",
+            "--neighbors",
+            "who=0, runs=0,phase=0 ~ phase=0,runs=0,who=1",
+            "--state",
+            "runs = 0,phase=0",
+            "--json",
+        ]
+    )
+    assert by_names.exit_code == 0, by_names.stderr
+    body = json.loads(by_names.stdout)
+    assert sorted(body["states"]) == [
+        "holder=0,phase=0,runs=0,seenA=0,seenB=0,who=0",
+        "holder=1,phase=0,runs=0,seenA=0,seenB=0,who=1",
+    ]
+    assert "(1 pair," in body["neighbours"]
+
+
+def test_sizes_and_exact_values_are_shown(tmp_path: Path) -> None:
+    chain = tmp_path / "tiny.yaml"
+    tiny = Fraction(1, 3**60)
+    chain.write_text(
+        f"states: [a, b]\nlabels: {{g: [b]}}\ntransitions: {{a: {{b: {tiny}, a: {1 - tiny}}}, b: {{b: 1}}}}\n"
+    )
+    text = run([str(chain), "-f", "P=? [X g]", "--state", "a"])
+    assert text.exit_code == 0, text.stderr
+    assert "2 states, 3 transitions" in text.stdout
+    assert str(tiny) in "".join(text.stdout.split())
+    body = json.loads(run([str(chain), "-f", "P=? [X g]", "--json"]).stdout)
+    assert body["size"] == {"states": 2, "transitions": 3}
+    mdp = json.loads(run(["interactive-survey", "-f", "Pmax=? [X out1]", "--json"]).stdout)
+    assert set(mdp["size"]) == {"states", "transitions", "choices"}

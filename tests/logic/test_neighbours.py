@@ -11,6 +11,7 @@ from faier.logic.loading import load_neighbours
 from faier.logic.neighbours import (
     NeighbourRelation,
     NeighbourSpec,
+    matching_valuation,
     neighbour_spec_from_data,
     parse_neighbour_spec,
 )
@@ -117,3 +118,22 @@ def test_neighbours_come_from_an_index_in_model_order(raw: set[tuple[int, int]])
     for state in states:
         scanned = tuple(t for t in states if (state, t) in relation.pairs)
         assert relation.neighbours(state) == scanned
+
+
+VALUED = ("x=0,y=0", "x=0,y=1", "x=1,y=0", "x=1,y=1")
+
+
+def test_a_partial_valuation_in_any_order_names_the_states_it_matches() -> None:
+    assert matching_valuation("y=1", VALUED) == ["x=0,y=1", "x=1,y=1"]
+    assert matching_valuation(" y = 1 ,x=1", VALUED) == ["x=1,y=1"]
+    assert matching_valuation("z=1", VALUED) == []
+    assert matching_valuation("s0", VALUED) == []
+
+
+def test_valuation_pairs_relate_states_that_differ_only_in_the_named_variables() -> None:
+    relation = parse_neighbour_spec("x=0~x=1").resolve(VALUED, {})
+    assert relation.unordered() == (("x=0,y=0", "x=1,y=0"), ("x=0,y=1", "x=1,y=1"))
+    one = parse_neighbour_spec("y=1,x=0 ~ x=1,y=0").resolve(VALUED, {})
+    assert one.unordered() == (("x=0,y=1", "x=1,y=0"),)
+    with pytest.raises(SpecError, match="'x=2', which is not a state"):
+        parse_neighbour_spec("x=0~x=2").resolve(VALUED, {})

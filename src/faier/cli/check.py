@@ -34,7 +34,7 @@ ModelArgument = Annotated[
     str,
     typer.Argument(
         help="built-in dpCTL* example (survey, geometric, subsampling-majority, double-survey, "
-        "interactive-survey, above-threshold), PRISM file (.pm/.prism/.nm), JANI file (.jani) "
+        "interactive-survey, above-threshold), PRISM file (.pm/.prism/.nm/.sm), JANI file (.jani) "
         "or chain/MDP file (.yaml/.json)"
     ),
 ]

@@ -14,8 +14,8 @@ from fractions import Fraction
 from faier.errors import BudgetExceeded, SpecError
 from faier.logic._evaluate import Evaluator, recheck
 from faier.logic._storm import Optimum
-from faier.logic.models import LogicModel
-from faier.logic.neighbours import NeighbourRelation, NeighbourSpec
+from faier.logic.models import LogicModel, model_size
+from faier.logic.neighbours import NeighbourRelation, NeighbourSpec, matching_valuation
 from faier.logic.outcome import CheckResult, Closeness, OperatorReport
 from faier.logic.parser import ParsedFormula, parse_formula
 from faier.logic.printer import format_formula
@@ -85,6 +85,7 @@ def check(
             _reports(evaluator, parsed, focus),
             tuple((s, values[s]) for s in focus),
             seconds=time.perf_counter() - started,
+            size=model_size(model.system),
         )
     truth = evaluator.truth(root)
     verdicts = tuple((s, truth.verdict(s)) for s in focus)
@@ -111,6 +112,7 @@ def check(
         witness=witness,
         reason=reason,
         seconds=time.perf_counter() - started,
+        size=model_size(model.system),
     )
 
 
@@ -171,7 +173,7 @@ def _focus(model: LogicModel, state: str | Sequence[str] | None) -> tuple[str, .
             continue
         labelled = model.label_sets().get(name.removeprefix("@"))
         matching = sorted(labelled, key=known.index) if labelled else None
-        matching = matching or _matching_valuation(name, known)
+        matching = matching or matching_valuation(name, known)
         if matching:
             wanted.extend(s for s in matching if s not in wanted)
             continue
@@ -185,14 +187,6 @@ def _focus(model: LogicModel, state: str | Sequence[str] | None) -> tuple[str, .
                 + (f", ... ({len(known)} in all)" if len(known) > 12 else ""),
             )
     return tuple(wanted)
-
-
-def _matching_valuation(partial: str, states: Sequence[str]) -> list[str]:
-    """The states whose valuation contains every ``var=value`` of ``partial`` (``who=1``)."""
-    wanted = {part.strip() for part in partial.split(",")}
-    if not all("=" in part for part in wanted):
-        return []
-    return [s for s in states if wanted <= set(s.split(","))]
 
 
 def _validate(model: LogicModel, parsed: ParsedFormula) -> None:

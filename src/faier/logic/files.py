@@ -39,7 +39,7 @@ def load_logic_file(path: str | Path) -> LogicModel:
         raise ModelError(
             f"unknown file type {file.suffix or '(no suffix)'!r}",
             where=source,
-            fix="name model files *.yaml, *.yml or *.json (PRISM files *.pm, *.prism, *.nm)",
+            fix="name model files *.yaml, *.yml or *.json (PRISM files *.pm, *.prism, *.nm, *.sm)",
         )
     data = read_document_file(file, source)
     return parse_model_document(data, source=source, default_name=file.stem)

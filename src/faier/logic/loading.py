@@ -1,7 +1,7 @@
 """From what a user names on the command line to a :class:`LogicModel`.
 
 A target is a built-in example (``survey``, ``above-threshold``, ...), a
-PRISM file (``.pm``, ``.prism``, ``.nm``) or a faier chain/MDP file
+PRISM file (``.pm``, ``.prism``, ``.nm``, ``.sm``) or a faier chain/MDP file
 (``.yaml``, ``.yml``, ``.json``).
 """
 
@@ -49,8 +49,8 @@ def load_model(
         return files.load_logic_file(target)
     raise ModelError(
         f"{target!r} is neither a built-in example nor a model file",
-        fix=f"built-in examples: {', '.join(LOGIC_EXAMPLES)}; files: *.pm, *.prism, *.nm, *.jani, "
-        "*.yaml, *.yml, *.json",
+        fix=f"built-in examples: {', '.join(LOGIC_EXAMPLES)}; files: *.pm, *.prism, *.nm, *.sm, "
+        "*.jani, *.yaml, *.yml, *.json",
     )
 
 

@@ -17,6 +17,7 @@ from typing import TypeVar
 from faier.errors import ModelError
 from faier.logic.expressions import Valuations
 from faier.logic.neighbours import NeighbourRelation, NeighbourSpec
+from faier.logic.outcome import ModelSize
 from faier.model.chains import MDP, MarkovChain
 from faier.model.probability import ParsedProbability, check_row, parse_number
 
@@ -253,3 +254,21 @@ def logic_model(
     relation = NeighbourRelation.identity(system.states)
     model = LogicModel(name, system, start, relation, description, frozenset(labels), valuations)
     return model.with_neighbours(neighbours) if neighbours is not None else model
+
+
+def model_size(system: MarkovChain | MDP) -> ModelSize:
+    """States, transitions and choices: Storm's own counts where Storm built the model."""
+    table = system.transitions if isinstance(system, MarkovChain) else system.actions
+    built = getattr(table, "model", None)
+    if built is not None:
+        choices = built.nr_choices if isinstance(system, MDP) else None
+        return ModelSize(built.nr_states, built.nr_transitions, choices)
+    if isinstance(system, MarkovChain):
+        rows = [system.transitions[s] for s in system.states]
+        return ModelSize(len(rows), sum(len(row) for row in rows))
+    offered = [system.actions[s] for s in system.states]
+    return ModelSize(
+        len(offered),
+        sum(len(row) for choices in offered for row in choices.values()),
+        sum(len(choices) for choices in offered),
+    )

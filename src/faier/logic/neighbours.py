@@ -25,6 +25,47 @@ def _suggest(what: str, name: str, known: Sequence[str]) -> str:
     return f"{hint}{what} are {shown or '(none)'}"
 
 
+def _parts(name: str) -> dict[str, str] | None:
+    """``b=1, a = 0`` as {a: 0, b: 1}; None for a name that is not a valuation."""
+    parts = [part.partition("=") for part in name.split(",")]
+    if any(not sep or not var.strip() for var, sep, _ in parts):
+        return None
+    return {var.strip(): value.strip() for var, _, value in parts}
+
+
+def matching_valuation(partial: str, states: Sequence[str]) -> list[str]:
+    """The states (named by valuations, ``a=0,b=1``) whose variables have every value
+    ``partial`` gives, in any order and any subset (``b=1``, ``b=1,a=0``)."""
+    wanted = _parts(partial)
+    if wanted is None:
+        return []
+    found = []
+    for state in states:
+        values = _parts(state)
+        if values is not None and all(values.get(k) == v for k, v in wanted.items()):
+            found.append(state)
+    return found
+
+
+def _valuation_pairs(left: str, right: str, states: Sequence[str]) -> list[tuple[str, str]]:
+    """Pairs for ``left~right`` where a side is a partial valuation: the two states, when
+    each side names one; else (``x=0~x=1``) each state matching the left with each matching
+    the right that has the same value in every variable neither side names."""
+    named = set((_parts(left) or {}) | (_parts(right) or {}))
+    lefts = [left] if left in states else matching_valuation(left, states)
+    rights = [right] if right in states else matching_valuation(right, states)
+    if len(lefts) == 1 and len(rights) == 1:
+        return [(lefts[0], rights[0])]
+
+    def rest(state: str) -> tuple[tuple[str, str], ...]:
+        return tuple(sorted((k, v) for k, v in (_parts(state) or {}).items() if k not in named))
+
+    by_rest: dict[tuple[tuple[str, str], ...], list[str]] = {}
+    for state in rights:
+        by_rest.setdefault(rest(state), []).append(state)
+    return [(u, v) for u in lefts for v in by_rest.get(rest(u), [])]
+
+
 @dataclass(frozen=True)
 class NeighbourSpec:
     """Neighbour pairs as written, before they meet a model's states and labels."""
@@ -40,14 +81,17 @@ class NeighbourSpec:
         pairs: list[tuple[str, str]] = []
         known = set(states)
         for left, right in self.state_pairs:
+            if left in known and right in known:
+                pairs.append((left, right))
+                continue
             for name in (left, right):
-                if name not in known:
+                if name not in known and not matching_valuation(name, states):
                     raise SpecError(
                         f"neighbour pair names {name!r}, which is not a state",
                         where=self.source,
                         fix=_suggest("states", name, list(states)),
                     )
-            pairs.append((left, right))
+            pairs.extend(_valuation_pairs(left, right, states))
         for left, right in self.label_pairs:
             for name in (left, right):
                 if not labels.get(name):

@@ -176,6 +176,26 @@ class OperatorReport:
 
 
 @dataclass(frozen=True)
+class ModelSize:
+    """How big the checked model is: states, transitions (nonzero entries) and, on an
+    MDP, choices (Storm's counts for a model Storm built)."""
+
+    states: int
+    transitions: int
+    choices: int | None = None
+
+    def show(self) -> str:
+        choices = "" if self.choices is None else f", {self.choices:,} choices"
+        return f"{self.states:,} states, {self.transitions:,} transitions{choices}"
+
+    def to_json(self) -> dict[str, int]:
+        out = {"states": self.states, "transitions": self.transitions}
+        if self.choices is not None:
+            out["choices"] = self.choices
+        return out
+
+
+@dataclass(frozen=True)
 class CheckResult:
     """The answer for a formula on a model, in the asked states (default: the initial ones)."""
 
@@ -192,6 +212,7 @@ class CheckResult:
     seconds: float = 0.0
     model_seconds: float = 0.0
     """Of ``seconds``, the time spent building the model (0 when it was given built)."""
+    size: ModelSize | None = None
 
     @property
     def exit_code(self) -> int:
@@ -226,6 +247,8 @@ class CheckResult:
         out["witness"] = self.witness.to_json() if self.witness else None
         if self.reason:
             out["reason"] = self.reason
+        if self.size is not None:
+            out["size"] = self.size.to_json()
         out["seconds"] = round(self.seconds, 6)
         out["model_seconds"] = round(self.model_seconds, 6)
         return out

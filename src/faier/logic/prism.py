@@ -28,7 +28,7 @@ from faier.model.chains import MDP, MarkovChain
 from faier.model.files import read_document, read_text_file
 from faier.model.probability import parse_number
 
-SUFFIXES = (".pm", ".prism", ".nm")
+SUFFIXES = (".pm", ".prism", ".nm", ".sm")
 JANI_SUFFIXES = (".jani",)
 _PARSE_ERROR = re.compile(r"Parsing error at (\d+):(\d+):\s*(.*?),? here:", re.DOTALL)
 _NEGATIVE = re.compile(r"negative probabilities in '(.*)' are not allowed", re.DOTALL)

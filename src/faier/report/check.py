@@ -39,6 +39,11 @@ def _approx(value: Fraction) -> str:
         return f"≈ {decimal.Decimal(value.numerator) / value.denominator:.6g}"
 
 
+def _decimal(value: Fraction) -> str:
+    """Six significant digits, also for a probability below the float range."""
+    return _approx(value).removeprefix("≈ ") if value else "0"
+
+
 def _margin(c: Closeness) -> str:
     if c.margin is not None:
         return compact(c.margin) if abs(c.margin) < sys.float_info.max else _approx(c.margin)
@@ -60,6 +65,8 @@ def render_check(result: CheckResult, console: Console) -> None:
     """The verdict, the asked states, and one table per P or D operator."""
     head = Table.grid(padding=(0, 2))
     head.add_row("model", f"{result.model} ({result.kind})" if result.kind else result.model)
+    if result.size is not None:
+        head.add_row("size", result.size.show())
     head.add_row("formula", result.formula)
     if result.neighbours:
         head.add_row("neighbours", result.neighbours)
@@ -76,10 +83,10 @@ def render_check(result: CheckResult, console: Console) -> None:
     if result.verdict is None:
         values = Table(title="values", title_justify="left")
         values.add_column("state")
-        values.add_column("probability")
+        values.add_column("probability", overflow="fold")
         values.add_column("≈")
         for name, value in result.values:
-            values.add_row(name, compact(value, 60), f"{float(value):.6g}")
+            values.add_row(name, str(value), _decimal(value))
         console.print(values)
     elif result.states:
         states = Table(title="states", title_justify="left")
@@ -99,7 +106,7 @@ def _operator_table(report: OperatorReport) -> Table:
     table = Table(title=f"{report.formula}   ({summary})", title_justify="left")
     table.add_column("state")
     table.add_column("verdict")
-    table.add_column("Pr" if report.kind == "D" else "Pr (min, max)")
+    table.add_column("Pr" if report.kind == "D" else "Pr (min, max)", overflow="fold")
     if report.kind == "D":
         table.add_column("closest comparison")
         table.add_column("margin")
@@ -107,9 +114,9 @@ def _operator_table(report: OperatorReport) -> Table:
     table.add_column("decided by")
     for row in report.rows:
         if row.bounds is not None:
-            probability = f"[{compact(row.bounds[0])}, {compact(row.bounds[1])}]"
+            probability = f"[{row.bounds[0]}, {row.bounds[1]}]"
         else:
-            probability = "" if row.probability is None else compact(row.probability)
+            probability = "" if row.probability is None else str(row.probability)
         cells = [row.state, row.verdict.value, probability]
         if report.kind == "D":
             cells += [
