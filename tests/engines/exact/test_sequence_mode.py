@@ -107,6 +107,50 @@ def test_runs_that_all_halt_give_an_exact_answer_without_a_horizon() -> None:
     assert result.reason is None and result.certificate is None
 
 
+def _counted_response(k: int) -> Interactive:
+    """Randomized response (truth with probability 3/4) to each of k queries, then halt."""
+
+    def step(state, answer, ctx):  # type: ignore[no-untyped-def]
+        keep = ctx.draw(bernoulli(Fraction(3, 4)))
+        said = (answer > 0) == keep
+        return (HALTED if state + 1 >= k else state + 1), ("T" if said else "F")
+
+    return Interactive(f"rr{k}", (0, 1), {"start": 0}, step)
+
+
+def _transcript_ratio(k: int) -> Fraction:
+    """Brute force over every answer pair sequence and transcript: max P[t | x]/P[t | y]."""
+    best = Fraction(0)
+    for xs in itertools.product((0, 1), repeat=k):
+        for ys in itertools.product((0, 1), repeat=k):
+            for said in itertools.product((False, True), repeat=k):
+
+                def p(answers: tuple[int, ...]) -> Fraction:
+                    out = Fraction(1)
+                    for a, t in zip(answers, said, strict=True):
+                        out *= Fraction(3, 4) if (a > 0) == t else Fraction(1, 4)
+                    return out
+
+                best = max(best, p(xs) / p(ys))
+    return best
+
+
+@pytest.mark.parametrize("k", [3, 8])
+def test_a_mechanism_that_halts_after_k_queries_needs_no_horizon(k: int) -> None:
+    """Beyond the default horizon of 6 it was "unknown beyond": every run halts within k
+    queries (no cycle before HALTED), so the search to k covers every transcript."""
+    problem = Problem(f"rr{k}", _counted_response(k), InteractiveDP(1))
+    result = epsilon(problem)
+    expected = _transcript_ratio(k) if k <= 3 else Fraction(3) ** k
+    assert result.epsilon_star is not None and result.epsilon_star.ratio == expected
+    assert result.reason is None and "every run halts by then" in result.method
+    assert len(result.horizons) == k
+    system, starts = sequence_mode.interactive_system(_counted_response(k))
+    assert sequence_mode.halting_depth(system, starts.values()) == k
+    looping, loop_starts = sequence_mode.interactive_system(one_noisy_answer())
+    assert sequence_mode.halting_depth(looping, loop_starts.values()) is None
+
+
 def test_state_budget_ends_in_unknown_with_sound_bounds() -> None:
     result = verify(at_problem(6), Epsilon.parse("100"), budget=Budget(max_states=50))
     assert result.verdict is Verdict.UNKNOWN

@@ -35,7 +35,7 @@ from faier.engines.exact.orbit_search import OrbitSearch
 from faier.errors import BudgetExceeded, InternalError, SpecError
 from faier.mechanisms.interactive import Interactive
 from faier.model.distribution import Distribution
-from faier.model.hmm import HMM
+from faier.model.hmm import HMM, MAX_HORIZON
 from faier.privacy.budget import Epsilon
 from faier.privacy.specs import Comparison, InteractiveDP
 from faier.results import HorizonRow, Loss, Result, Statistics, UnboundedLoss, Verdict, Witness
@@ -151,6 +151,9 @@ def _sequence_setup(
             sequence_mode.SequenceComparison({index: Fraction(1)}, {index: Fraction(1)}, comparison)
         )
     if problem.horizon is None:
+        longest = sequence_mode.halting_depth(system, starts.values())
+        if longest is not None and longest <= MAX_HORIZON:  # every run halts by then
+            return system, seq, longest, True
         return system, seq, mechanism.default_horizon, False
     return system, seq, problem.horizon, True
 
@@ -165,17 +168,18 @@ def _analyse_sequences(
 ) -> None:
     system, comparisons, horizon, bounded = _sequence_setup(problem, budget)
     analysis.bounded = bounded
+    halts = " (every run halts by then)" if bounded and problem.horizon is None else ""
     analysis.comparisons = len(comparisons)
     state = sequence_mode.SearchState(horizon, [None] * (horizon + 1))
     finished = False
     try:
         if collect_leaves:
-            analysis.method = f"exact: exhaustive sequence search up to horizon {horizon}"
+            analysis.method = f"exact: exhaustive sequence search up to horizon {horizon}{halts}"
             sequence_mode.search(system, comparisons, horizon, budget, state, collect_leaves=True)
         else:
             counts = analysis.counts
             analysis.method = (
-                f"exact: sequence search with merging and pruning up to horizon {horizon}"
+                f"exact: sequence search with merging and pruning up to horizon {horizon}{halts}"
             )
             run = hooks.SEQUENCE_SEARCH.get() or branch_and_bound.merged_search
             run(

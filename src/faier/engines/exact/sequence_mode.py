@@ -17,7 +17,7 @@ extension, so this equals the maximum over complete runs of length k.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
@@ -130,6 +130,45 @@ def interactive_system(
     names = tuple(repr(state) for state in automaton.states)
     system = SequenceSystem(n, tuple(symbols), tuple(left), tuple(right), automaton.halted, names)
     return system, dict(automaton.starts)
+
+
+def halting_depth(system: SequenceSystem, starts: Iterable[int]) -> int | None:
+    """The most steps any run takes from a start to the halted state, when every run halts:
+    the explored automaton, its halted state left out, has no cycle reachable from a start.
+    None when some run can go on forever (or nothing halts).  A search to this horizon
+    covers every complete transcript, so its ε* needs no ``--horizon``."""
+    halted, firsts = system.halted, list(starts)
+    if halted is None:
+        return None
+    following: list[set[int]] = [set() for _ in range(system.size)]
+    for rows in (*system.left, *system.right):
+        for s, row in enumerate(rows):
+            if s != halted:
+                following[s].update(t for t, p in row if p > 0)
+    depth: dict[int, int] = {halted: 0}
+    on_path: set[int] = set()
+    for start in firsts:
+        if start in depth:
+            continue
+        stack: list[tuple[int, list[int]]] = [(start, sorted(following[start]))]
+        on_path.add(start)
+        while stack:
+            state, pending = stack[-1]
+            if pending:
+                nxt = pending.pop()
+                if nxt in on_path:
+                    return None  # a cycle: some run may never halt
+                if nxt not in depth:
+                    on_path.add(nxt)
+                    stack.append((nxt, sorted(following[nxt])))
+                continue
+            if not following[state]:
+                return None  # a state that neither moves nor halts
+            depth[state] = 1 + max(depth[t] for t in following[state])
+            stack.pop()
+            on_path.discard(state)
+    longest = max((depth[s] for s in firsts), default=0)
+    return longest if longest > 0 else None
 
 
 IntegerRows = tuple[tuple[tuple[int, int], ...], ...]
