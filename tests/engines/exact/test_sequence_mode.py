@@ -118,20 +118,21 @@ def _counted_response(k: int) -> Interactive:
     return Interactive(f"rr{k}", (0, 1), {"start": 0}, step)
 
 
+def _transcript_probability(answers: tuple[int, ...], said: tuple[bool, ...]) -> Fraction:
+    out = Fraction(1)
+    for answer, told in zip(answers, said, strict=True):
+        out *= Fraction(3, 4) if (answer > 0) == told else Fraction(1, 4)
+    return out
+
+
 def _transcript_ratio(k: int) -> Fraction:
     """Brute force over every answer pair sequence and transcript: max P[t | x]/P[t | y]."""
     best = Fraction(0)
     for xs in itertools.product((0, 1), repeat=k):
         for ys in itertools.product((0, 1), repeat=k):
             for said in itertools.product((False, True), repeat=k):
-
-                def p(answers: tuple[int, ...]) -> Fraction:
-                    out = Fraction(1)
-                    for a, t in zip(answers, said, strict=True):
-                        out *= Fraction(3, 4) if (a > 0) == t else Fraction(1, 4)
-                    return out
-
-                best = max(best, p(xs) / p(ys))
+                ratio = _transcript_probability(xs, said) / _transcript_probability(ys, said)
+                best = max(best, ratio)
     return best
 
 
