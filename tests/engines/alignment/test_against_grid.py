@@ -1,8 +1,8 @@
 """A proof for every input never coexists with a larger ε* on the grid (hypothesis).
 
 Random small programs of the supported shape (an argmax, a noisy threshold test,
-released noisy answers, a released noisy sum; Laplace or exponential noise of a
-random scale) are given to the alignment engine at a random ε; whenever it
+released noisy answers, a released noisy sum, a sparse vector loop — proved for
+every n when proved —; Laplace or exponential noise of a random scale) are given to the alignment engine at a random ε; whenever it
 proves the claim, the certified engine's ε* over the grid {0,1}ⁿ (an interval
 whose lower end is rounded down) must not exceed that ε.  About 1–2 s an
 example, so a few examples only.
@@ -23,7 +23,23 @@ from faier.privacy.neighbours import EveryQuery, OneQuery
 from faier.privacy.specs import DifferentialPrivacy
 from faier.results import Verdict
 
-SHAPES = ("argmax", "threshold", "release", "sum")
+SHAPES = ("argmax", "threshold", "release", "sum", "loop")
+
+
+def _loop(noise: Any, below: Any) -> Callable[[Any, Any], Any]:
+    """A sparse vector loop with cutoff 1 (the alignment engine proves it for every n)."""
+
+    def body(q: Any, ctx: Any) -> Any:
+        threshold = 1 + ctx.draw(noise)
+        out = []
+        for i in range(len(q)):
+            if q[i] + ctx.draw(below) >= threshold:
+                out.append(True)
+                break
+            out.append(False)
+        return tuple(out)
+
+    return body
 
 
 def _body(shape: str, noise: Any) -> Callable[[Any, Any], Any]:
@@ -47,18 +63,23 @@ def _body(shape: str, noise: Any) -> Callable[[Any, Any], Any]:
 
 @st.composite
 def programs(draw: st.DrawFn) -> tuple[Problem, str]:
-    shape = draw(st.sampled_from(SHAPES))
+    shape = draw(st.sampled_from((*SHAPES, "loop", "loop")))
     n = draw(st.integers(1, 2))
     scale = draw(st.sampled_from([Fraction(1), Fraction(2), Fraction(3, 2), Fraction(4)]))
     exponential = shape == "argmax" and draw(st.booleans())
     noise = faier.exponential(scale) if exponential else faier.laplace(0, scale)
-    program = faier.program(inputs=faier.grid(n, 1), name=f"{shape}-{n}")(_body(shape, noise))
+    if shape == "loop":
+        below = faier.laplace(0, draw(st.sampled_from([Fraction(1), Fraction(2), Fraction(4)])))
+        body = _loop(noise, below)
+    else:
+        body = _body(shape, noise)
+    program = faier.program(inputs=faier.grid(n, 1), name=f"{shape}-{n}")(body)
     relation = OneQuery(1) if draw(st.booleans()) else EveryQuery(1)
     claim = draw(st.sampled_from(["1/2", "1", "3/2", "2"]))
     return Problem(program.name, program, DifferentialPrivacy(relation)), claim
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
 def test_a_proof_never_coexists_with_a_larger_grid_epsilon(case: tuple[Problem, str]) -> None:
     problem, claim = case

@@ -22,7 +22,7 @@ import z3
 from faier.core.budget import Budget
 from faier.core.options import Options
 from faier.core.problem import Problem
-from faier.engines.alignment import certificate, execute, refute
+from faier.engines.alignment import certificate, execute, induction, loops, refute, synthesis
 from faier.engines.alignment.execute import both, total
 from faier.engines.alignment.synthesis import (
     Counterexample,
@@ -39,7 +39,7 @@ from faier.mechanisms.program import Program
 from faier.privacy.budget import Epsilon
 from faier.privacy.neighbours import EveryQuery, NeighbourRelation, OneQuery
 from faier.privacy.specs import DifferentialPrivacy
-from faier.results import Result, Statistics, Verdict
+from faier.results import Proof, Result, Statistics, Verdict
 
 MAX_PATHS = 4096
 
@@ -126,13 +126,16 @@ def verify(problem: Problem, eps: Epsilon, options: Options) -> Result:
     integer = any(d.kind == "discrete_laplace" for p in paths for d in p.draws)
     symbols = execute.Symbols(n, integer)
     setting = Setting(paths, symbols, neighbour_formula(relation), epsilon_lower(eps), unit)
+    every_n = _every_n(problem, program, eps, setting, relation, budget, started, method)
+    if isinstance(every_n, Result):
+        return every_n
     outcomes: list[Outcome] = []
     try:
         for family in FAMILIES:
             outcome = synthesise(setting, family, budget)
             outcomes.append(outcome)
             if outcome.candidate is not None:
-                return _proved(problem, eps, setting, outcome, started, method, relation)
+                return _proved(problem, eps, setting, outcome, started, method, relation, every_n)
     except BudgetExceeded as exc:
         return _unknown(problem, eps, exc.reason, started, method)
     except Undecided as exc:
@@ -166,6 +169,7 @@ def _proved(
     started: float,
     method: str,
     relation: NeighbourRelation,
+    every_n: str,
 ) -> Result:
     assert outcome.candidate is not None
     duties = obligations(setting, outcome.candidate, outcome.groups, outcome.of_path)
@@ -177,6 +181,11 @@ def _proved(
     proof = certificate.build(
         setting, outcome.candidate, outcome.groups, duties, second, relation.describe(), eps.text
     )
+    proof = replace(
+        proof,
+        lines=(*proof.lines, f"for every number of queries: not proved ({every_n})"),
+        data={**proof.data, "every_n": every_n},
+    )
     return Result(
         target=problem.name,
         privacy=problem.privacy.describe()
@@ -187,4 +196,75 @@ def _proved(
         reason=None,
         statistics=Statistics(seconds=time.perf_counter() - started, explored=len(setting.paths)),
         proof=proof,
+    )
+
+
+def _every_n(
+    problem: Problem,
+    program: Program[object],
+    eps: Epsilon,
+    setting: Setting,
+    relation: EveryQuery | OneQuery,
+    budget: Budget,
+    started: float,
+    method: str,
+) -> Result | str:
+    """A proof for every number of queries (``induction.py``), or why there is none."""
+    try:
+        loop = loops.split(program.body)
+        graph = induction.explore(loop, setting.symbols.integer, budget)
+        proof = induction.prove(
+            graph,
+            setting.unit,
+            setting.epsilon,
+            setting.symbols.integer,
+            isinstance(relation, OneQuery),
+            budget,
+        )
+    except (loops.NotALoop, NotAffine, execute.Unsupported) as exc:
+        return f"not a query loop the engine follows: {exc.message}"
+    if proof is None:
+        return "no alignment of the loop keeps its cost bounded by ε for every n"
+    duties = [synthesis.Obligation("path", 0, None, formula) for formula in proof.obligations]
+    second = certificate.recheck(duties)
+    if second.failure is not None:
+        return f"z3 proved the loop's alignment but {second.failure}"
+    draws = [d for step in graph.steps for d in step.draws] + list(graph.pre_draws)
+    kinds = {d.site: d for d in draws}
+    names = certificate.names_of(list(kinds))
+    lines = induction.describe(proof, names, kinds, eps.text)
+    lines.append(
+        f"  z3: {len(duties)} iteration obligations (the aligned iteration takes the same "
+        f"path, appends the same items, keeps the distances) unsat; {second.solver}: "
+        + (f"the same {second.confirmed} unsat" if second.confirmed else "not re-checked")
+    )
+    data: dict[str, object] = {
+        "queries": "every n",
+        "family": "side",
+        "shifts": [
+            {
+                "site": names[site],
+                "noise": kinds[site].describe(),
+                "selector": selector,
+                "constant": str(c),
+                "companion": str(d),
+            }
+            for site, selector, c, d in proof.holes
+        ],
+        "distances": {name: str(d) for name, d in proof.distances},
+        "largest_cost": str(proof.largest_cost),
+        "epsilon": eps.text,
+        "loop_states": proof.states,
+        "iteration_paths": proof.steps,
+        "obligations": len(duties),
+        "solvers": ["z3"] + (["cvc5"] if second.confirmed else []),
+    }
+    return Result(
+        target=problem.name,
+        privacy=problem.privacy.describe() + "; every real input, every number of queries",
+        method=method + "; the loop's alignment an invariant over every number of queries",
+        verdict=Verdict.HOLDS,
+        epsilon=eps.text,
+        statistics=Statistics(seconds=time.perf_counter() - started, explored=proof.steps),
+        proof=Proof("all inputs", tuple(lines), data),
     )

@@ -23,7 +23,7 @@ from typing import Any
 
 import z3
 
-from faier.engines.alignment.values import Coefficients, NotAffine, Sym, show
+from faier.engines.alignment.values import STATE, Coefficients, NotAffine, Sym, show
 from faier.errors import BudgetExceeded, InternalError, MechanismError
 from faier.mechanisms.continuous import Continuous
 from faier.mechanisms.decisions import Choices, advance
@@ -113,12 +113,16 @@ class Symbols:
         sort = z3.IntSort() if integer else z3.RealSort()
         self.x = [z3.Const(f"x{i + 1}", sort) for i in range(n)]
         self.x2 = [z3.Const(f"y{i + 1}", sort) for i in range(n)]
-        self.noise: list[z3.ArithRef] = []
+        self.noise: dict[int, z3.ArithRef] = {}
 
     def eta(self, k: int) -> z3.ArithRef:
-        while len(self.noise) <= k:
-            sort = z3.IntSort() if self.integer else z3.RealSort()
-            self.noise.append(z3.Const(f"e{len(self.noise) + 1}", sort))
+        """Noise variable k (indices from ``STATE`` on: a loop-carried value, always real)."""
+        if k not in self.noise:
+            if k >= STATE:
+                self.noise[k] = z3.Real(f"w{k - STATE + 1}")
+            else:
+                sort = z3.IntSort() if self.integer else z3.RealSort()
+                self.noise[k] = z3.Const(f"e{k + 1}", sort)
         return self.noise[k]
 
 

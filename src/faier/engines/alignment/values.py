@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 
 Coefficients = dict[int, Fraction]
 
+STATE = 1_000_000
+"""Noise indices from here on name loop-carried values (``induction.py``), not draws."""
+
 UNSUPPORTED_FIX = (
     "the alignment engine follows sums, differences, rational multiples and comparisons of "
     "inputs and noise; keep products of noisy values, rounding and floats out of the program"
@@ -87,7 +90,7 @@ class Sym:
         if self.inputs or len(self.noise) != 1:
             return None
         (k,) = self.noise
-        return k if k not in self.run.companions else None
+        return k if k < STATE and k not in self.run.companions else None
 
     def _combine(self, other: Any, sign: int) -> Sym:
         if not isinstance(other, Sym):

@@ -1,0 +1,606 @@
+"""Proofs for every number of queries: an alignment that is an invariant of the query loop.
+
+The loop (``loops.py``) is run one iteration at a time from *abstract loop
+states*: the loop-carried Python values kept exactly (counters, flags, a
+stored loop index as one token), every loop-carried number a free real wᵥ,
+output lists as append-only accumulators.  From the state after ``pre``,
+iterations are explored until no new abstract state appears (at most
+``MAX_STATES``): a finite graph whose edges are iteration paths.  Every run
+of the program on any number of queries is a walk in this graph from the
+first state, then ``post``.
+
+The alignment is per program line and side (the ``side`` selectors), and each
+loop-carried number v has a *distance* dᵥ (a hole: its aligned value is
+wᵥ + dᵥ).  Obligations, each for every real w, every answer pair |y − x| ≤ Δ
+of the current query and every noise: the aligned iteration takes the same
+path, appends the same items, and leaves every carried number at its
+distance; ``pre`` leaves them at their distances and ``post`` releases equal
+numbers.  Cost: each edge costs at most max over Δ of Σ|sₖ|/bₖ (convex in Δ,
+so an end point); a reachable cycle of positive cost makes the cost grow
+with n (no proof), otherwise the largest cost of a walk, plus pre's, must be
+≤ ε.  As every iteration of the aligned run follows the original's path, the
+alignment can be inverted iteration by iteration, as at a fixed n.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import z3
+
+from faier.core.budget import Budget
+from faier.engines.alignment import loops
+from faier.engines.alignment.execute import (
+    Condition,
+    Draw,
+    Form,
+    Pairs,
+    Run,
+    Symbols,
+    both,
+    form_term,
+    freeze,
+    holds,
+    total,
+)
+from faier.engines.alignment.values import STATE, Sym
+from faier.mechanisms.decisions import advance
+
+MAX_STATES = 64
+MAX_STEPS = 512
+MAX_ROUNDS = 60
+BOUND = 4
+
+
+@dataclass(frozen=True)
+class State:
+    """An abstract loop state."""
+
+    first: bool
+    concrete: tuple[tuple[str, Hashable], ...]
+    numbers: tuple[str, ...]
+    lists: tuple[str, ...]
+    stopped: bool = False
+    """The loop broke off here: only the code after the loop runs from it."""
+
+    def materialise(self, run: Run, after: bool = False) -> dict[str, Any]:
+        env: dict[str, Any] = dict(self.concrete)
+        for j, name in enumerate(self.numbers):
+            env[name] = Sym({}, {STATE + j: Fraction(1)}, Fraction(0), {}, run)
+        for name in self.lists:
+            env[name] = loops.Accumulator(after)
+        return env
+
+
+@dataclass(frozen=True)
+class Step:
+    """One iteration path from ``source``: its draws, conditions, items, carried numbers."""
+
+    source: int
+    target: int | None
+    draws: tuple[Draw, ...]
+    conditions: tuple[Condition, ...]
+    sides: tuple[int, ...]
+    companions: tuple[Pairs, ...]
+    emitted: tuple[Form, ...]
+    carried: tuple[tuple[str, Form], ...]
+
+
+@dataclass
+class Graph:
+    """The abstract states, the iteration paths between them, pre and post."""
+
+    states: list[State] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    pre_draws: tuple[Draw, ...] = ()
+    pre_numbers: tuple[tuple[str, Form], ...] = ()
+    post: list[tuple[int, tuple[Form, ...]]] = field(default_factory=list)
+
+
+def _abstract(
+    env: dict[str, Any], first: bool, stopped: bool = False
+) -> tuple[State, tuple[tuple[str, Form], ...]]:
+    concrete: list[tuple[str, Hashable]] = []
+    numbers: list[tuple[str, Form]] = []
+    lists: list[str] = []
+    for name in sorted(env):
+        value = env[name]
+        if isinstance(value, Sym):
+            if value.inputs or value.noise:
+                numbers.append((name, freeze(value)))
+            else:
+                concrete.append((name, value.const))
+        elif isinstance(value, loops.Accumulator):
+            lists.append(name)
+        elif isinstance(value, list):
+            if value:
+                raise loops.NotALoop(f"the list {name} is filled before the loop")
+            lists.append(name)
+        elif isinstance(value, loops.Index):
+            concrete.append((name, loops.STORED_INDEX))
+        elif isinstance(value, bool | int | str | Fraction | float) or value is None:
+            concrete.append((name, value))
+        elif callable(value) or isinstance(value, type(loops)):
+            continue
+        else:
+            raise loops.NotALoop(f"the loop carries {name} = {type(value).__name__}")
+    state = State(first, tuple(concrete), tuple(n for n, _ in numbers), tuple(lists), stopped)
+    return state, tuple(numbers)
+
+
+def _single(
+    loop: loops.Loop, code: Any, env: dict[str, Any], symbols: Symbols
+) -> tuple[Run, str, Any]:
+    """Run a piece that must not branch (pre, post)."""
+    run = Run(prefix=[], symbols=symbols, solver=z3.Solver(), feasible={})
+    outcome, value = loop.run(code, env, run, None, True)
+    if run.branching:
+        raise loops.NotALoop("the code before or after the loop branches on a number")
+    return run, outcome, value
+
+
+def explore(loop: loops.Loop, integer: bool, budget: Budget) -> Graph:
+    """The finite graph of abstract loop states, or NotALoop."""
+    graph = Graph()
+    symbols = Symbols(1, integer)
+    env: dict[str, Any] = {}
+    run, outcome, _ = _single(loop, loop.pre, env, symbols)
+    if outcome != "next":
+        raise loops.NotALoop("the code before the loop returns")
+    start, numbers = _abstract(env, True)
+    graph.pre_draws = tuple(run.draws)
+    graph.pre_numbers = numbers
+    index = {start: 0}
+    graph.states.append(start)
+    todo = [0]
+    while todo:
+        budget.check_time()
+        s = todo.pop()
+        if graph.states[s].stopped:
+            continue
+        for step, target in _iterations(loop, graph.states[s], s, symbols):
+            t = None
+            if target is not None:
+                if target not in index:
+                    if len(graph.states) >= MAX_STATES:
+                        raise loops.NotALoop(f"more than {MAX_STATES} loop states")
+                    index[target] = len(graph.states)
+                    graph.states.append(target)
+                    todo.append(index[target])
+                t = index[target]
+            graph.steps.append(
+                Step(
+                    s,
+                    t,
+                    step.draws,
+                    step.conditions,
+                    step.sides,
+                    step.companions,
+                    step.emitted,
+                    step.carried,
+                )
+            )
+            if len(graph.steps) > MAX_STEPS:
+                raise loops.NotALoop(f"more than {MAX_STEPS} iteration paths")
+    for s, state in enumerate(graph.states):
+        run = Run(prefix=[], symbols=symbols, solver=z3.Solver(), feasible={})
+        env = state.materialise(run, after=True)
+        outcome, value = loop.run(loop.post, env, run, None, False)
+        if run.branching or run.draws:
+            raise loops.NotALoop("the code after the loop branches or draws")
+        graph.post.append((s, _released(value)))
+    return graph
+
+
+def _released(value: Any) -> tuple[Form, ...]:
+    if isinstance(value, Sym):
+        return (freeze(value),) if value.inputs or value.noise else ()
+    if isinstance(value, list | tuple):
+        return tuple(f for v in value for f in _released(v))
+    return ()
+
+
+def _iterations(
+    loop: loops.Loop, state: State, s: int, symbols: Symbols
+) -> list[tuple[Step, State | None]]:
+    """Every feasible path of one iteration from ``state``."""
+    solver = z3.Solver()
+    feasible: dict[tuple[bool, ...], tuple[bool, bool]] = {}
+    prefix: list[int] = []
+    out: list[tuple[Step, State | None]] = []
+    while True:
+        run = Run(prefix=prefix, symbols=symbols, solver=solver, feasible=feasible)
+        solver.push()
+        try:
+            env = state.materialise(run)
+            current = Sym({0: Fraction(1)}, {}, Fraction(0), {0: Fraction(1)}, run)
+            outcome, _ = loop.run(loop.step, env, run, current, state.first)
+        finally:
+            solver.pop()
+        if outcome == "return":
+            raise loops.NotALoop("the loop returns from inside")
+        if any(not isinstance(env[name], loops.Accumulator) for name in state.lists):
+            raise loops.NotALoop("an output list is replaced inside the loop")
+        emitted = tuple(f for name in state.lists for item in env[name].items for f in _items(item))
+        for name in state.lists:
+            env[name] = loops.Accumulator()
+        target, carried = _abstract(env, False, outcome == "break")
+        draws = tuple(run.draws)
+        step = Step(
+            s,
+            None,
+            draws,
+            tuple(run.conditions),
+            tuple(run.sides.get(k, 0) for k in range(len(draws))),
+            tuple(tuple(sorted(run.companions.get(k, {}).items())) for k in range(len(draws))),
+            emitted,
+            carried,
+        )
+        out.append((step, target))
+        if not advance(prefix, run):
+            return out
+
+
+def _items(item: Any) -> tuple[Form, ...]:
+    if isinstance(item, Sym):
+        if item.inputs or item.noise:
+            return (freeze(item),)
+        return ()
+    if isinstance(item, list | tuple):
+        return tuple(f for v in item for f in _items(v))
+    if isinstance(item, bool | int | str | Fraction | float) or item is None:
+        return ()
+    raise loops.NotALoop(f"the loop appends {type(item).__name__}")
+
+
+# ---------------------------------------------------------------- the proof
+
+
+def _val(v: Any) -> Any:
+    return z3.RealVal(v) if isinstance(v, Fraction | int) else v
+
+
+def _sel(side: int) -> str:
+    return "free" if side == 0 else ("above" if side > 0 else "below")
+
+
+@dataclass(frozen=True)
+class Loopproof:
+    """A verified alignment for every n, or None and why not."""
+
+    holes: tuple[tuple[str, str, Fraction, Fraction], ...]
+    distances: tuple[tuple[str, Fraction], ...]
+    largest_cost: Fraction
+    states: int
+    steps: int
+    obligations: tuple[z3.BoolRef, ...]
+
+
+class Prover:
+    """CEGIS for the loop's alignment (holes per line and side, distances per number)."""
+
+    def __init__(self, graph: Graph, unit: Fraction, epsilon: Fraction, integer: bool) -> None:
+        self.graph = graph
+        self.unit = unit
+        self.epsilon = epsilon
+        self.integer = integer
+        keys: list[tuple[str, str]] = [(d.site, "pre") for d in graph.pre_draws]
+        for step in graph.steps:
+            keys += [(d.site, _sel(side)) for d, side in zip(step.draws, step.sides, strict=True)]
+        self.keys = list(dict.fromkeys(keys))
+        self.live = _live(graph)
+        self.names = sorted(self.live)
+        self.c = {k: z3.Int(f"c{j}") for j, k in enumerate(self.keys)}
+        self.d = {k: z3.Int(f"d{j}") for j, k in enumerate(self.keys)}
+        self.dist = {n: z3.Int(f"v{j}") for j, n in enumerate(self.names)}
+
+    # shifts and distances under an assignment (z3 terms or numbers)
+    def shift(self, key: tuple[str, str], comp: Pairs, dx: Any, value: Any) -> Any:
+        c, d = value(self.c[key]), value(self.d[key])
+        change = sum((coef for i, coef in comp if i == 0), Fraction(0))
+        return _val(c) * _val(self.unit) + _val(d) * _val(change) * dx
+
+    def distance(self, name: str, value: Any) -> Any:
+        return _val(value(self.dist[name])) * _val(self.unit)
+
+    def _aligned(
+        self, form: Form, state: State, shifts: list[Any], x: Any, y: Any, eta: Any, value: Any
+    ) -> tuple[Any, Any]:
+        def var(k: int) -> Any:
+            if k >= STATE:
+                return _val(eta(k))
+            return _val(eta(k))
+
+        def moved(k: int) -> Any:
+            if k >= STATE:
+                return _val(eta(k)) + self.distance(state.numbers[k - STATE], value)
+            return _val(eta(k)) + shifts[k]
+
+        original = form_term(form, lambda i: _val(x), var)
+        aligned = form_term(form, lambda i: _val(y), moved)
+        return original, aligned
+
+    def step_goal(self, step: Step, x: Any, y: Any, eta: Any, value: Any) -> tuple[list[Any], Any]:
+        """(hypothesis, goal) of one iteration path."""
+        state = self.graph.states[step.source]
+        shifts = [
+            self.shift((d.site, _sel(side)), comp, _val(y) - _val(x), value)
+            for d, side, comp in zip(step.draws, step.sides, step.companions, strict=True)
+        ]
+        hyp: list[Any] = []
+        goal: list[Any] = []
+        for cond in step.conditions:
+            original, aligned = self._aligned(cond.form, state, shifts, x, y, eta, value)
+            hyp.append(holds(cond.op, original))
+            goal.append(holds(cond.op, aligned))
+        for k, d in enumerate(step.draws):
+            if d.kind == "exponential":
+                hyp.append(_val(eta(k)) >= 0)
+                goal.append(_val(eta(k)) + shifts[k] >= 0)
+            if d.kind == "discrete_laplace":
+                goal.append(z3.IsInt(z3.ToReal(shifts[k]) if z3.is_int(shifts[k]) else shifts[k]))
+        for form in step.emitted:
+            original, aligned = self._aligned(form, state, shifts, x, y, eta, value)
+            goal.append(original == aligned)
+        for name, form in step.carried:
+            if name not in self.live:
+                continue
+            original, aligned = self._aligned(form, state, shifts, x, y, eta, value)
+            goal.append(aligned - original == self.distance(name, value))
+        return hyp, both(goal)
+
+    def fixed(self, value: Any) -> list[Any]:
+        """pre's numbers at their distances; post's released numbers equal (no free values)."""
+        out = []
+        pre_shifts = [
+            self.shift((d.site, "pre"), (), Fraction(0), value) for d in self.graph.pre_draws
+        ]
+        for name, form in self.graph.pre_numbers:
+            if name not in self.live:
+                continue
+            change = total([_val(c) * pre_shifts[k] for k, c in form.noise if k < STATE])
+            out.append(change == self.distance(name, value))
+        for s, forms in self.graph.post:
+            state = self.graph.states[s]
+            for form in forms:
+                change = total(
+                    [
+                        _val(c) * self.distance(state.numbers[k - STATE], value)
+                        for k, c in form.noise
+                    ]
+                    + [_val(c) * _val(Fraction(0)) for _, c in form.inputs]
+                )
+                out.append(change == 0)
+                if form.inputs:
+                    out.append(z3.BoolVal(False))
+        return out
+
+    def edge_cost(self, step: Step, value: Any, dx: Any) -> Any:
+        parts = []
+        for d, side, comp in zip(step.draws, step.sides, step.companions, strict=True):
+            s = self.shift((d.site, _sel(side)), comp, dx, value)
+            size = s if d.kind == "exponential" else z3.If(s >= 0, s, -s)
+            parts.append(size / _val(d.scale))
+        return total(parts)
+
+    def pre_cost(self, value: Any) -> Any:
+        parts = []
+        for d in self.graph.pre_draws:
+            s = self.shift((d.site, "pre"), (), Fraction(0), value)
+            size = s if d.kind == "exponential" else z3.If(s >= 0, s, -s)
+            parts.append(size / _val(d.scale))
+        return total(parts)
+
+
+def _number(term: Any) -> Fraction:
+    value = z3.simplify(_val(term))
+    if z3.is_int_value(value):
+        return Fraction(value.as_long())
+    if z3.is_rational_value(value):
+        return value.as_fraction()  # type: ignore[no-any-return]
+    raise ValueError(f"not a number: {value}")
+
+
+Edge = tuple[Hashable, Hashable | None, int, Fraction]
+"""(from, to or None when the run stops, iteration path, the query's change Δ)."""
+
+
+def _walks(
+    edges: list[Edge], weights: list[Fraction], start: Hashable
+) -> tuple[Fraction | None, list[int]]:
+    """The largest weight of a walk from ``start``, with its edges; None with the costly
+    edges that lie on a cycle (a walk can repeat them: the cost grows with n)."""
+    succ: dict[Hashable, set[Hashable]] = {}
+    for a, b, _, _ in edges:
+        if b is not None:
+            succ.setdefault(a, set()).add(b)
+
+    def reachable(a: Hashable) -> set[Hashable]:
+        seen: set[Hashable] = set()
+        todo = list(succ.get(a, ()))
+        while todo:
+            t = todo.pop()
+            if t not in seen:
+                seen.add(t)
+                todo.extend(succ.get(t, ()))
+        return seen
+
+    live = reachable(start) | {start}
+    cyclic = [
+        e
+        for e, (a, b, _, _) in enumerate(edges)
+        if weights[e] > 0 and a in live and b is not None and a in reachable(b)
+    ]
+    if cyclic:
+        return None, cyclic
+    best: dict[Hashable, Fraction] = {start: Fraction(0)}
+    via: dict[Hashable, list[int]] = {start: []}
+    top, worst = Fraction(0), []
+    for _ in range(len(live) + 1):
+        changed = False
+        for e, (a, b, _, _) in enumerate(edges):
+            if a not in best:
+                continue
+            value = best[a] + weights[e]
+            if value > top:
+                top, worst = value, [*via[a], e]
+            if b is not None and (b not in best or value > best[b]):
+                best[b], via[b] = value, [*via[a], e]
+                changed = True
+        if not changed:
+            break
+    return top, worst
+
+
+def _live(graph: Graph) -> set[str]:
+    """Loop-carried numbers whose incoming value some iteration or post reads."""
+
+    def read(form: Form, state: State) -> set[str]:
+        return {state.numbers[k - STATE] for k, _ in form.noise if k >= STATE}
+
+    live: set[str] = set()
+    for step in graph.steps:
+        state = graph.states[step.source]
+        for cond in step.conditions:
+            live |= read(cond.form, state)
+        for form in step.emitted:
+            live |= read(form, state)
+    for s, forms in graph.post:
+        for form in forms:
+            live |= read(form, graph.states[s])
+    changed = True
+    while changed:
+        changed = False
+        for step in graph.steps:
+            state = graph.states[step.source]
+            for name, form in step.carried:
+                extra = read(form, state) - live if name in live else set()
+                if extra:
+                    live |= extra
+                    changed = True
+    return live
+
+
+def prove(
+    graph: Graph,
+    unit: Fraction,
+    epsilon: Fraction,
+    integer: bool,
+    one_query: bool,
+    budget: Budget,
+) -> Loopproof | None:
+    """CEGIS; None when no alignment of this shape exists within the bounds."""
+    prover = Prover(graph, unit, epsilon, integer)
+    synth = z3.Optimize()
+    holes = [*prover.c.values(), *prover.d.values(), *prover.dist.values()]
+    for h in holes:
+        synth.add(h >= -BOUND, h <= BOUND)
+    synth.add(prover.fixed(lambda h: h))
+    if holes:
+        synth.minimize(total([z3.If(h >= 0, h, -h) for h in holes]))
+    sym = Symbols(1, integer)
+    x, y = sym.x[0], sym.x2[0]
+    for _ in range(MAX_ROUNDS):
+        budget.check_time()
+        if synth.check() != z3.sat:
+            return None
+        model = synth.model()
+
+        def value(h: Any, model: z3.ModelRef = model) -> Fraction:
+            return _number(model.eval(h, model_completion=True))
+
+        found = False
+        duties = []
+        for step in graph.steps:
+            hyp, goal = prover.step_goal(step, x, y, sym.eta, value)
+            formula = both([y - x <= _val(unit), x - y <= _val(unit), *hyp, z3.Not(goal)])
+            duties.append(formula)
+            solver = z3.Solver()
+            solver.add(formula)
+            answer = solver.check()
+            if answer == z3.unknown:
+                return None
+            if answer == z3.sat:
+                found = True
+                m = solver.model()
+                xv, yv = _number(m.eval(x, True)), _number(m.eval(y, True))
+                noise = {k: _number(m.eval(v, True)) for k, v in sym.noise.items()}
+
+                def eta(k: int, noise: dict[int, Fraction] = noise) -> Any:
+                    return noise.get(k, Fraction(0))
+
+                _, g = prover.step_goal(step, xv, yv, eta, lambda h: h)
+                synth.add(g)
+        if found:
+            continue
+        edges: list[Edge] = []
+        for j, step in enumerate(graph.steps):
+            costs = {
+                sign: _number(z3.simplify(prover.edge_cost(step, value, _val(sign * unit))))
+                for sign in (-1, 0, 1)
+            }
+            worst = max((-1, 1), key=lambda sign: costs[sign]) * unit
+            to = step.target
+            if one_query:
+                edges.append(((step.source, 0), None if to is None else (to, 0), j, Fraction(0)))
+                edges.append(((step.source, 1), None if to is None else (to, 1), j, Fraction(0)))
+                edges.append(((step.source, 0), None if to is None else (to, 1), j, worst))
+            else:
+                edges.append(((step.source, 0), None if to is None else (to, 0), j, worst))
+        weights = [
+            _number(z3.simplify(prover.edge_cost(graph.steps[j], value, _val(dx))))
+            for _, _, j, dx in edges
+        ]
+        pre = _number(z3.simplify(prover.pre_cost(value)))
+        top, walk = _walks(edges, weights, (0, 0))
+        if top is None:
+            for e in walk:
+                _, _, j, dx = edges[e]
+                synth.add(prover.edge_cost(graph.steps[j], lambda h: h, _val(dx)) <= 0)
+            continue
+        if pre + top > epsilon:
+            synth.add(
+                total(
+                    [prover.pre_cost(lambda h: h)]
+                    + [
+                        prover.edge_cost(graph.steps[edges[e][2]], lambda h: h, _val(edges[e][3]))
+                        for e in walk
+                    ]
+                )
+                <= _val(epsilon)
+            )
+            continue
+        return Loopproof(
+            tuple((k[0], k[1], value(prover.c[k]) * unit, value(prover.d[k])) for k in prover.keys),
+            tuple((n, value(prover.dist[n]) * unit) for n in prover.names),
+            pre + top,
+            len(graph.states),
+            len(graph.steps),
+            tuple(duties),
+        )
+    return None
+
+
+def describe(
+    proof: Loopproof, names: dict[str, str], kinds: dict[str, Draw], epsilon: str
+) -> list[str]:
+    """The certificate's lines for a proof over every number of queries."""
+    lines = [
+        f"for every number of queries: the query loop has {proof.states} abstract states and "
+        f"{proof.steps} iteration paths; alignment (side selectors):"
+    ]
+    for site, selector, c, d in proof.holes:
+        where = "before the loop" if selector == "pre" else selector
+        term = "" if d == 0 else ("D" if d == 1 else f"{d}·D")
+        text = f"{c} + {term}" if c and term else (term or str(c))
+        lines.append(f"  {names.get(site, site)} {kinds[site].describe()}, {where}: shift {text}")
+    for name, distance in proof.distances:
+        lines.append(f"  loop-carried {name}: aligned value = value + {distance}")
+    lines.append(
+        f"  cost over every run (no costly iteration repeats): at most {proof.largest_cost} "
+        f"≤ ε = {epsilon}"
+    )
+    return lines

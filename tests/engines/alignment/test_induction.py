@@ -1,0 +1,113 @@
+"""Proofs for every number of queries: the query loop's alignment as an invariant."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import faier
+from faier.core.budget import Budget
+from faier.core.problem import Problem
+from faier.engines.alignment import induction, loops
+from faier.privacy.neighbours import EveryQuery
+from faier.privacy.specs import DifferentialPrivacy
+from faier.results import Verdict
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "checkdp"
+
+
+def _verify(name: str, claim: str = "1") -> faier.Result:
+    return faier.verify(str(EXAMPLES / f"{name}.py"), claim, engine="alignment")
+
+
+@pytest.mark.parametrize("name", ["sparse_vector", "gap_svt", "num_svt", "prefix_sum"])
+def test_loops_are_proved_for_every_number_of_queries(name: str) -> None:
+    result = _verify(name)
+    assert result.verdict is Verdict.HOLDS
+    assert result.proof is not None
+    assert result.proof.data["queries"] == "every n"
+    assert "every number of queries" in result.privacy
+
+
+def test_sparse_vector_alignment_is_lyu_et_al_s() -> None:
+    proof = _verify("sparse_vector").proof
+    assert proof is not None
+    shifts = {s["selector"]: (s["constant"], s["companion"]) for s in proof.data["shifts"]}
+    assert shifts["pre"] == ("1", "0") and shifts["below"] == ("0", "0")
+    # above: 2, or 1 − (y − x) (CheckDP's GapSVT shift): both cost at most 2/8 a ⊤
+    assert shifts["above"] in {("2", "0"), ("1", "1")}
+    assert proof.data["distances"] == {"threshold": "1"}
+    assert proof.data["largest_cost"] == "1"
+
+
+def test_a_cost_that_grows_with_n_is_proved_only_at_the_declared_length() -> None:
+    result = _verify("bad_svt4")  # 1-DP at n = 3, not for every n
+    assert result.verdict is Verdict.HOLDS
+    assert result.proof is not None and result.proof.data["queries"] == 3
+    assert "cost bounded" in result.proof.data["every_n"]
+
+
+def test_noisy_max_needs_the_whole_run_and_is_proved_at_its_length() -> None:
+    proof = _verify("noisy_max").proof
+    assert proof is not None and proof.data["queries"] == 3
+
+
+def test_a_loop_reading_its_own_output_is_not_followed() -> None:
+    @faier.program(inputs=faier.grid(2, 1))
+    def reads_back(q, ctx):  # type: ignore[no-untyped-def]
+        out = []
+        for i in range(len(q)):
+            if out:
+                break
+            out.append(q[i] + ctx.draw(faier.laplace(0, 1)) >= 0)
+        return tuple(out)
+
+    with pytest.raises(loops.NotALoop, match="output list"):
+        induction.explore(loops.split(reads_back.body), False, Budget(10, None))
+
+
+def test_counting_with_the_loop_index_is_not_followed() -> None:
+    @faier.program(inputs=faier.grid(2, 1))
+    def every_other(q, ctx):  # type: ignore[no-untyped-def]
+        out = []
+        for i in range(len(q)):
+            if i % 2 == 0:
+                out.append(q[i] + ctx.draw(faier.laplace(0, 1)))
+        return tuple(out)
+
+    problem = Problem("every_other", every_other, DifferentialPrivacy(EveryQuery(1)))
+    result = faier.verify(problem, "2", engine="alignment")
+    assert result.verdict is Verdict.HOLDS
+    assert result.proof is not None and result.proof.data["queries"] == 2
+    assert "loop counter" in result.proof.data["every_n"]
+
+
+def test_the_largest_walk_and_costly_cycles() -> None:
+    edges = [(0, 1, 0, Fraction(0)), (1, 1, 1, Fraction(0)), (1, 2, 2, Fraction(0))]
+    top, walk = induction._walks(edges, [Fraction(1), Fraction(0), Fraction(2)], 0)
+    assert top == 3 and walk == [0, 2]
+    top, walk = induction._walks(edges, [Fraction(1), Fraction(1, 2), Fraction(2)], 0)
+    assert top is None and walk == [1]
+
+
+def test_a_loop_whose_grid_epsilon_exceeds_the_claim_is_not_proved() -> None:
+    @faier.program(inputs=faier.grid(2, 1))
+    def svt(q, ctx):  # type: ignore[no-untyped-def]
+        threshold = 1 + ctx.draw(faier.laplace(0, 1))
+        out = []
+        for i in range(len(q)):
+            if q[i] + ctx.draw(faier.laplace(0, 1)) >= threshold:
+                out.append(True)
+                break
+            out.append(False)
+        return tuple(out)
+
+    problem = Problem("svt", svt, DifferentialPrivacy(EveryQuery(1)))
+    grid = faier.epsilon(problem, engine="certified")
+    assert grid.enclosure is not None and grid.enclosure.lower > 1.4  # 1.42457434234…
+    assert faier.verify(problem, "1", engine="alignment").verdict is not Verdict.HOLDS
+    proved = faier.verify(problem, "3", engine="alignment")  # 1 + 2: Lyu et al.'s cost
+    assert proved.verdict is Verdict.HOLDS
+    assert proved.proof is not None and proved.proof.data["queries"] == "every n"
