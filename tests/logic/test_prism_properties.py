@@ -21,6 +21,7 @@ import faier.cli.main  # noqa: F401  (registers the commands on the app)
 from faier.cli.common import app
 from faier.logic import check, load_model
 from faier.logic.models import LogicModel
+from faier.logic.parser import FormulaError
 
 stormpy = pytest.importorskip("stormpy")
 
@@ -79,3 +80,53 @@ def test_the_cli_prints_and_serialises_the_grouping() -> None:
     assert Fraction(value) == storm_exact(BRP, CONSTANTS, query)
     text = CliRunner().invoke(app, args)
     assert "formula     P=? [F (s = 5 & srep = 2)]" in text.stdout
+
+
+DEFINITIONS = """dtmc
+const int N = 4;
+const int COL;
+const double p = 1/2;
+const bool tracked = true;
+formula done = s = N;
+formula half = s / N;
+formula high = half >= 0.5 & !done;
+module m
+  s : [0..N] init 0;
+  [] s < N -> p : (s'=s+1) + 1-p : (s'=s);
+  [] s = N -> true;
+endmodule
+"""
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "P=? [ F<=4 half >= 0.5 ]",
+        "P=? [ F<=3 done ]",
+        "P=? [ F<=3 s = COL ]",
+        "P=? [ G<=3 !high ]",
+        "P=? [ F<=3 s/N >= p & tracked ]",
+        '"named": P=? [ F<=2 high | s = N - 1 ];',
+    ],
+)
+def test_constants_and_formulas_inside_properties(query: str, tmp_path: Path) -> None:
+    """PRISM properties name the model's constants and formulas (nand: z/N<0.1, wlan: col=COL)."""
+    path = tmp_path / "definitions.pm"
+    path.write_text(DEFINITIONS, encoding="utf-8")
+    model = load_model(str(path), {"COL": "2"})
+    ((_, value),) = check(model, query).values
+    storm_query = query.replace("G<=3 !high", "!(F<=3 high)")  # Storm has no bounded G
+    assert value == storm_exact(path, {"COL": "2"}, storm_query)
+
+
+def test_an_unknown_name_lists_the_constants_and_formulas(tmp_path: Path) -> None:
+    path = tmp_path / "definitions.pm"
+    path.write_text(DEFINITIONS, encoding="utf-8")
+    model = load_model(str(path), {"COL": "2"})
+    with pytest.raises(FormulaError) as caught:
+        check(model, "P=? [F hlaf > 0]")
+    assert caught.value.message == "unknown variable 'hlaf' in hlaf > 0"
+    assert caught.value.fix == (
+        "did you mean 'half'? variables of definitions are s; "
+        "its constants and formulas are COL, N, done, half, high, p, tracked"
+    )

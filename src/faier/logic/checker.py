@@ -240,14 +240,16 @@ def _validate_expression(
             "use labels, or a PRISM model",
         )
     known = sorted(valuations.columns)
+    defined = sorted(valuations.definitions)
     for name in sorted(node.variables()):
-        if name not in valuations.columns:
-            close = difflib.get_close_matches(name, known, n=1)
+        if not valuations.knows(name):
+            close = difflib.get_close_matches(name, known + defined, n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
+            also = f"; its constants and formulas are {', '.join(defined)}" if defined else ""
             raise parsed.error(
                 path,
                 f"unknown variable {name!r} in {node.text}",
-                f"{hint}variables of {model.name} are {', '.join(known) or '(none)'}",
+                f"{hint}variables of {model.name} are {', '.join(known) or '(none)'}{also}",
             )
 
 

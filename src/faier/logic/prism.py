@@ -21,7 +21,8 @@ from typing import Any, Literal
 
 from faier.errors import FaierError, ModelError
 from faier.logic._storm import StormChoices, StormRows, choice_names, stormpy, to_fraction
-from faier.logic.expressions import Valuations
+from faier.logic.definitions import prism_definitions
+from faier.logic.expressions import Term, Valuations
 from faier.logic.jani_checks import check_divisions
 from faier.logic.models import LogicModel, logic_model
 from faier.model.chains import MDP, MarkovChain
@@ -188,9 +189,13 @@ def load_prism(
     _check_probabilities(program, defined, given)
     sp = stormpy()
 
+    definitions = prism_definitions(defined, text, sp)
+
     def assemble(built: Any) -> LogicModel:
         rows = _constant_probabilities(defined)
-        return _assemble(built, Path(path).stem, f"PRISM {kind}", given, rows, _choice_namer)
+        return _assemble(
+            built, Path(path).stem, f"PRISM {kind}", given, rows, _choice_namer, definitions
+        )
 
     try:
         built = sp.build_model[sp.Rational](defined, options=_builder_options(sp))
@@ -291,9 +296,11 @@ def _assemble(
     given: _Given,
     rows: Literal["stochastic", "constant", "variable"],
     namer: Callable[[Any], Callable[[int], tuple[str, str]]],
+    definitions: Mapping[str, Term] | None = None,
 ) -> LogicModel:
     """The built Storm model as a faier model: names, labels, rows (Storm's own matrix
-    for a DTMC whose probabilities are constants, see :func:`_constant_probabilities`)."""
+    for a DTMC whose probabilities are constants, see :func:`_constant_probabilities`);
+    ``definitions`` are the PRISM constants and formulas properties may name."""
     order, columns = _state_names(built)
     names = dict(enumerate(order))
     by_label, labels = _labels(built, order)
@@ -316,7 +323,7 @@ def _assemble(
         initial=initial,
         description=description,
         labels=built.labeling.get_labels(),
-        valuations=None if columns is None else Valuations(order, columns),
+        valuations=None if columns is None else Valuations(order, columns, definitions or {}),
     )
     model.prefill_label_sets(by_label)
     return model
