@@ -16,19 +16,18 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 
-from faier.errors import InputError, ModelError
-from faier.model.hmm import HMM, MAX_HORIZON, Vector
+from faier.errors import BudgetExceeded, InputError, ModelError
+from faier.model.hmm import HMM, MAX_HORIZON, Row, SparseRow, Vector, entries
 from faier.model.parameters import PROBABILITY_DOMAIN, Interval, Parameter
 from faier.model.probability import (
     ParsedProbability,
     Probability,
     check_row,
     format_probability,
-    is_symbolic,
     parse_number,
     parse_probability,
 )
@@ -117,16 +116,20 @@ class HMMFile:
 # --- reading -----------------------------------------------------------------------
 
 
-def load_hmm_file(path: str | Path) -> HMMFile:
-    """Read a ``.yaml``/``.yml`` or ``.json`` model file."""
+def load_hmm_file(path: str | Path, *, limits: LoadLimits | None = None) -> HMMFile:
+    """Read a ``.yaml``/``.yml`` or ``.json`` model file, within ``limits`` if given."""
     source = str(path)
     file = Path(path)
     _format(file, source)
     document = read_document_file(file, source)
-    return parse_hmm_document(document, source=source)
+    if limits is not None:
+        limits.check_time()
+    return parse_hmm_document(document, source=source, limits=limits)
 
 
-def parse_hmm_document(document: object, *, source: str) -> HMMFile:
+def parse_hmm_document(
+    document: object, *, source: str, limits: LoadLimits | None = None
+) -> HMMFile:
     """Build an :class:`HMMFile` from already-parsed YAML or JSON data."""
     if document is None:
         raise ModelError("the file is empty", where=source, fix="see docs/MODEL_FILES.md")
@@ -150,10 +153,11 @@ def parse_hmm_document(document: object, *, source: str) -> HMMFile:
                 where=source,
                 fix=f"every model file lists {', '.join(_REQUIRED)}",
             )
-    reader = _Reader(source)
+    reader = _Reader(source, limits)
     parameters = reader.parameters(doc.get("parameters"))
     names = tuple(p.name for p in parameters)
     states = reader.names(doc["states"], "states", "state")
+    reader.within(states)
     observations = reader.names(doc["observations"], "observations", "observation")
     transition = reader.transitions(doc.get("transitions"), states, names)
     emission = reader.emissions(doc["emissions"], states, observations, names)
@@ -184,7 +188,12 @@ def _format(file: Path, source: str) -> str:
         ) from None
 
 
-class _StrictLoader(yaml.SafeLoader):
+_SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's scanner and parser where PyYAML was built with it (a 7 MB model file: 28 s
+instead of 180 s), with PyYAML's own safe constructor either way."""
+
+
+class _StrictLoader(_SafeLoader):  # type: ignore[valid-type,misc]
     """A safe YAML loader that rejects a repeated key instead of keeping the last one."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
@@ -199,7 +208,8 @@ class _StrictLoader(yaml.SafeLoader):
                         None, None, f"the key {key!r} appears twice", key_node.start_mark
                     )
                 seen.add(key)
-        return super().construct_mapping(node, deep)
+        mapping: dict[Hashable, Any] = super().construct_mapping(node, deep)
+        return mapping
 
 
 def _parse_yaml(text: str, source: str) -> object:
@@ -209,6 +219,8 @@ def _parse_yaml(text: str, source: str) -> object:
         mark = exc.problem_mark or exc.context_mark
         where = f"{source}: line {mark.line + 1}" if mark is not None else source
         problem = exc.problem or exc.context or "syntax error"
+        if "nesting depth" in problem:  # libyaml's own limit (1000 levels)
+            raise _too_deep(source, "YAML", "deeper than its reader can follow") from None
         twice = problem.endswith("appears twice")
         raise ModelError(
             f"not valid YAML: {problem}",
@@ -367,11 +379,41 @@ def _known(what: str, name: str, known: Sequence[str]) -> str:
     return f"{hint}{what} are {_listing(known) or '(none)'}"
 
 
+def _positions(names: Sequence[str]) -> dict[str, int]:
+    return {name: i for i, name in enumerate(names)}
+
+
+class LoadLimits(Protocol):
+    """What bounds loading a model file (``faier.core.budget.Budget`` is one): a cap on the
+    states, checked before any row is built, and a deadline checked row by row; both raise
+    :class:`~faier.errors.BudgetExceeded`."""
+
+    @property
+    def max_states(self) -> int | None: ...
+
+    def check_time(self) -> None: ...
+
+
 @dataclass(frozen=True)
 class _Reader:
     """Turns each section of a parsed document into model values, locating every error."""
 
     source: str
+    limits: LoadLimits | None = None
+
+    def tick(self) -> None:
+        """Between rows: past the deadline, stop (a model of 10⁶ states takes a while)."""
+        if self.limits is not None:
+            self.limits.check_time()
+
+    def within(self, states: tuple[str, ...]) -> None:
+        """Refuse a model with more states than the state budget, before building it."""
+        cap = None if self.limits is None else self.limits.max_states
+        if cap is not None and len(states) > cap:
+            raise BudgetExceeded(
+                f"state budget of {cap} exhausted: {self.source} declares {len(states)} "
+                "states (not loaded)"
+            )
 
     def error(self, place: str, message: str, fix: str) -> ModelError:
         return ModelError(message, where=f"{self.source}: {place}", fix=fix)
@@ -402,12 +444,12 @@ class _Reader:
                 f"expected a non-empty list of {what} names, got {_kind(value)}",
                 f"write e.g. {place}: [a, b]",
             )
-        out: list[str] = []
+        out: dict[str, None] = {}
         for item in value:
             name = self.name(item, place, what)
             if name in out:
                 raise self.error(place, f"{what} {name!r} is listed twice", "list each name once")
-            out.append(name)
+            out[name] = None
         return tuple(out)
 
     def parameters(self, value: object) -> tuple[Parameter, ...]:
@@ -491,18 +533,30 @@ class _Reader:
         parameters: tuple[str, ...],
     ) -> Vector:
         """One distribution over ``known`` names; names left out get probability 0."""
+        values = self._row_values(value, place, _positions(known), known, what, parameters)
+        return tuple(values.get(name, Fraction(0)) for name in known)
+
+    def _row_values(
+        self,
+        value: object,
+        place: str,
+        positions: Mapping[str, int],
+        known: tuple[str, ...],
+        what: str,
+        parameters: tuple[str, ...],
+    ) -> Mapping[str, Probability]:
+        """A row's written entries, checked to be one distribution over ``known``."""
         shape = f"'{what}: probability' entries, e.g. {{a: 1/2, b: 1/2}}"
         section = self.mapping(value, place, shape)
         parsed: dict[str, ParsedProbability] = {}
         for key, raw in section.items():
             name = self.name(key, place, what)
-            if name not in known:
+            if name not in positions:
                 raise self.error(place, f"unknown {what} {name!r}", _known(f"{what}s", name, known))
             if name in parsed:
                 raise self.error(place, f"{what} {name!r} appears twice", "keep one entry")
             parsed[name] = self.probability(raw, f"{place}.{name}", parameters)
-        values: Mapping[str, Probability] = check_row(parsed, where=f"{self.source}: {place}")
-        return tuple(values.get(name, Fraction(0)) for name in known)
+        return check_row(parsed, where=f"{self.source}: {place}")
 
     def probability(
         self, raw: object, place: str, parameters: tuple[str, ...]
@@ -528,14 +582,18 @@ class _Reader:
 
     def transitions(
         self, value: object, states: tuple[str, ...], parameters: tuple[str, ...]
-    ) -> tuple[Vector, ...]:
-        """Rows for every state; a state left out is absorbing (stays with probability 1)."""
-        given: dict[str, Vector] = {}
+    ) -> tuple[SparseRow, ...]:
+        """Rows for every state, kept sparse (as many entries as the file writes); a state
+        left out is absorbing (stays with probability 1)."""
+        positions = _positions(states)
+        n = len(states)
+        given: dict[str, SparseRow] = {}
         if value is not None:
             section = self.mapping(value, "transitions", "state: {next-state: probability}")
             for key, row in section.items():
+                self.tick()
                 state = self.name(key, "transitions", "state")
-                if state not in states:
+                if state not in positions:
                     raise self.error(
                         "transitions", f"unknown state {state!r}", _known("states", state, states)
                     )
@@ -543,8 +601,11 @@ class _Reader:
                     raise self.error(
                         "transitions", f"state {state!r} appears twice", "keep one row"
                     )
-                given[state] = self.row(row, f"transitions.{state}", states, "state", parameters)
-        return tuple(given.get(s, tuple(Fraction(int(t == s)) for t in states)) for s in states)
+                values = self._row_values(
+                    row, f"transitions.{state}", positions, states, "state", parameters
+                )
+                given[state] = SparseRow(n, {positions[t]: p for t, p in values.items()})
+        return tuple(given.get(s) or SparseRow(n, {i: Fraction(1)}) for i, s in enumerate(states))
 
     def emissions(
         self,
@@ -554,18 +615,21 @@ class _Reader:
         parameters: tuple[str, ...],
     ) -> tuple[Vector, ...]:
         section = self.mapping(value, "emissions", "state: {observation: probability}")
+        known, outputs = _positions(states), _positions(observations)
         given: dict[str, Vector] = {}
         for key, row in section.items():
+            self.tick()
             state = self.name(key, "emissions", "state")
-            if state not in states:
+            if state not in known:
                 raise self.error(
                     "emissions", f"unknown state {state!r}", _known("states", state, states)
                 )
             if state in given:
                 raise self.error("emissions", f"state {state!r} appears twice", "keep one row")
-            given[state] = self.row(
-                row, f"emissions.{state}", observations, "observation", parameters
+            values = self._row_values(
+                row, f"emissions.{state}", outputs, observations, "observation", parameters
             )
+            given[state] = tuple(values.get(name, Fraction(0)) for name in observations)
         missing = [s for s in states if s not in given]
         if missing:
             raise self.error(
@@ -676,13 +740,14 @@ class _Reader:
 # --- writing -----------------------------------------------------------------------
 
 
-def _row_document(names: Sequence[str], row: Vector) -> dict[str, str]:
+def _row_document(names: Sequence[str], row: Row) -> dict[str, str]:
     """Non-zero entries only: a missing name means probability 0 when read back."""
-    return {
-        name: format_probability(p)
-        for name, p in zip(names, row, strict=True)
-        if is_symbolic(p) or p != 0
-    }
+    return {names[i]: format_probability(p) for i, p in entries(row)}
+
+
+def _absorbing(row: Row, state: int) -> bool:
+    """Whether a transition row stays at ``state`` with probability 1 (the default)."""
+    return [(i, p) for i, p in entries(row)] == [(state, Fraction(1))]
 
 
 def hmm_document(model: HMMFile) -> dict[str, object]:
@@ -703,8 +768,8 @@ def hmm_document(model: HMMFile) -> dict[str, object]:
     doc["observations"] = list(hmm.observations)
     transitions = {
         s: _row_document(hmm.states, row)
-        for s, row in zip(hmm.states, hmm.transition, strict=True)
-        if row != hmm.point_mass(s)
+        for i, (s, row) in enumerate(zip(hmm.states, hmm.transition, strict=True))
+        if not _absorbing(row, i)
     }
     if transitions:
         doc["transitions"] = transitions

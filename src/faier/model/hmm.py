@@ -9,16 +9,86 @@ expressions of declared parameters until those are fixed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import overload
 
 from faier.errors import ModelError
 from faier.model.parameters import Parameter
 from faier.model.probability import Probability, is_symbolic, substitute
 
 Vector = tuple[Probability, ...]
-Matrix = tuple[Vector, ...]
+Row = Sequence[Probability]
+Matrix = tuple[Row, ...]
+"""Rows as dense tuples, or as :class:`SparseRow` where most entries are 0."""
+
+ZERO = Fraction(0)
+
+
+class SparseRow(Sequence[Probability]):
+    """A row kept by its non-zero entries, read like the dense tuple it stands for.
+
+    A model file's transitions over n states would be n² Fractions densely
+    (200 000 absorbing states: 4·10¹⁰); kept sparsely they are as many as the
+    file writes.  Code that only needs the non-zero entries reads
+    :func:`entries`, which is O(non-zeros) here and O(n) for a tuple.
+    """
+
+    __slots__ = ("_entries", "_size")
+
+    def __init__(self, size: int, entries: Mapping[int, Probability]) -> None:
+        self._size = size
+        self._entries = {i: p for i, p in sorted(entries.items()) if is_symbolic(p) or p != 0}
+        if any(not 0 <= i < size for i in self._entries):
+            raise ModelError(f"a sparse row of {size} entries has an index outside it")
+
+    def __len__(self) -> int:
+        return self._size
+
+    @overload
+    def __getitem__(self, index: int) -> Probability: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Vector: ...
+
+    def __getitem__(self, index: int | slice) -> Probability | Vector:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(self._size)))
+        position = index + self._size if index < 0 else index
+        if not 0 <= position < self._size:
+            raise IndexError("sparse row index out of range")
+        return self._entries.get(position, ZERO)
+
+    def __iter__(self) -> Iterator[Probability]:
+        return (self._entries.get(i, ZERO) for i in range(self._size))
+
+    def items(self) -> Iterable[tuple[int, Probability]]:
+        """The non-zero entries (position, probability), by position."""
+        return self._entries.items()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SparseRow):
+            return self._size == other._size and self._entries == other._entries
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return len(other) == self._size and all(
+                self._entries.get(i, ZERO) == p for i, p in enumerate(other)
+            )
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self._size, tuple(self._entries.items())))
+
+    def __repr__(self) -> str:
+        return f"SparseRow({self._size}, {self._entries!r})"
+
+
+def entries(row: Row) -> Iterable[tuple[int, Probability]]:
+    """A row's non-zero entries (position, probability), by position."""
+    if isinstance(row, SparseRow):
+        return row.items()
+    return ((i, p) for i, p in enumerate(row) if is_symbolic(p) or p != 0)
 
 
 def _check_names(kind: str, names: Sequence[str]) -> None:
@@ -39,9 +109,10 @@ def _check_stochastic(rows: Matrix, width: int, what: str, row_names: Sequence[s
     for name, row in zip(row_names, rows, strict=True):
         if len(row) != width:
             raise ModelError(f"{what} row of state {name!r} has {len(row)} entries, not {width}")
-        if any(is_symbolic(p) for p in row):
+        values = [p for _, p in entries(row)]
+        if any(is_symbolic(p) for p in values):
             continue
-        if any(p < 0 for p in row) or sum(row, Fraction(0)) != 1:
+        if any(p < 0 for p in values) or sum(values, Fraction(0)) != 1:
             raise ModelError(f"{what} row of state {name!r} is not a probability distribution")
 
 
@@ -75,14 +146,17 @@ class HMM:
             ):
                 raise ModelError(f"initial distribution {name!r} does not sum to 1")
 
+    @functools.cached_property
+    def _positions(self) -> dict[str, int]:
+        return {name: i for i, name in enumerate(self.states)}
+
     def state_index(self, name: str) -> int:
         """Position of a state, with a clear error for unknown names."""
         try:
-            return self.states.index(name)
-        except ValueError:
-            raise ModelError(
-                f"unknown state {name!r}", fix=f"states are {', '.join(self.states)}"
-            ) from None
+            return self._positions[name]
+        except KeyError:
+            shown = ", ".join(self.states[:12]) + (", ..." if len(self.states) > 12 else "")
+            raise ModelError(f"unknown state {name!r}", fix=f"states are {shown}") from None
 
     def observation_index(self, name: str) -> int:
         """Position of an observation, with a clear error for unknown names."""
@@ -98,7 +172,7 @@ class HMM:
     def is_parametric(self) -> bool:
         """True while some probability still depends on an unfixed parameter."""
         rows = (*self.transition, *self.emission, *self.initial.values())
-        return any(is_symbolic(p) for row in rows for p in row)
+        return any(is_symbolic(p) for row in rows for _, p in entries(row))
 
     def point_mass(self, state: str) -> Vector:
         """The information state that is certain to be in ``state``."""
@@ -116,10 +190,12 @@ class HMM:
                 predicted: list[Probability] = list(initial)
             else:
                 assert previous is not None
-                predicted = [
-                    sum((previous[s] * self.transition[s][s2] for s in range(n)), Fraction(0))
-                    for s2 in range(n)
-                ]
+                predicted = [Fraction(0)] * n
+                for s in range(n):
+                    if previous[s] == 0:
+                        continue
+                    for s2, p in entries(self.transition[s]):
+                        predicted[s2] = predicted[s2] + previous[s] * p
             alpha = tuple(predicted[s] * self.emission[s][w] for s in range(n))
             alphas.append(alpha)
             previous = alpha
@@ -137,13 +213,18 @@ class HMM:
             if name not in {p.name for p in self.parameters}:
                 raise ModelError(f"the model has no parameter {name!r}")
 
-        def fix(row: Vector) -> Vector:
+        def fix(row: Row) -> Vector:
+            return tuple(substitute(p, values) for p in row)
+
+        def fix_row(row: Row) -> Row:
+            if isinstance(row, SparseRow):
+                return SparseRow(len(row), {i: substitute(p, values) for i, p in row.items()})
             return tuple(substitute(p, values) for p in row)
 
         return HMM(
             states=self.states,
             observations=self.observations,
-            transition=tuple(fix(r) for r in self.transition),
+            transition=tuple(fix_row(r) for r in self.transition),
             emission=tuple(fix(r) for r in self.emission),
             initial={k: fix(v) for k, v in self.initial.items()},
             parameters=tuple(p for p in self.parameters if p.name not in values),

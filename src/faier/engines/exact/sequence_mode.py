@@ -26,7 +26,7 @@ from typing import Any
 from faier.core.budget import Budget
 from faier.errors import SpecError
 from faier.mechanisms.interactive import Interactive
-from faier.model.hmm import HMM
+from faier.model.hmm import HMM, entries
 from faier.model.values import show_input
 from faier.privacy.specs import Comparison
 from faier.results import Loss, Witness, loss_of
@@ -72,7 +72,7 @@ def hmm_system(hmm: HMM) -> SequenceSystem:
             fix="fix them with --set NAME=VALUE (the SMT engine handles unknown parameters)",
         )
     n = len(hmm.states)
-    moves = [[(t, p) for t, p in enumerate(hmm.transition[s]) if p] for s in range(n)]
+    moves = [list(entries(hmm.transition[s])) for s in range(n)]
     matrices: list[Rows] = []
     for w in range(len(hmm.observations)):
         rows = []
