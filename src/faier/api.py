@@ -98,14 +98,12 @@ def _loadable(target: Target) -> str | Problem:
     )
 
 
-def _library_assumptions(target: Target) -> tuple[str, ...]:
-    """What deciding a library object rests on (the check of its own code; see adapters)."""
-    if isinstance(target, (str, os.PathLike, Problem, *MECHANISM_TYPES)):
-        return ()
-    from faier import adapters
-
-    found = adapters.decidable(target) if adapters.is_library_object(target) else None
-    return () if found is None else found.assumptions
+def _shown_target(target: Target, problem: Problem) -> str | Problem:
+    """The target as errors and engine choice place it: a path as text, an object as the
+    problem it was loaded as."""
+    if isinstance(target, os.PathLike):
+        return str(os.fspath(target))
+    return target if isinstance(target, str) else problem
 
 
 def _assuming(result: Result, assumptions: tuple[str, ...]) -> Result:
@@ -222,26 +220,14 @@ def _with_neighbours(problem: Problem, relation: NeighbourRelation) -> Problem:
                 where="--neighbors",
                 fix="use --neighbors every-query or every-query:Δ, or leave the option out",
             )
-        return Problem(
-            problem.name,
-            problem.mechanism,
-            InteractiveDP(relation.delta),
-            problem.horizon,
-            problem.title,
-        )
+        return replace(problem, privacy=InteractiveDP(relation.delta))
     if not isinstance(problem.privacy, DifferentialPrivacy):
         raise SpecError(
             f"{problem.name} asks a Pufferfish question; --neighbors is for DP",
             where="--neighbors",
             fix="leave --neighbors out: the scenario's comparisons are fixed",
         )
-    return Problem(
-        problem.name,
-        problem.mechanism,
-        DifferentialPrivacy(relation),
-        problem.horizon,
-        problem.title,
-    )
+    return replace(problem, privacy=DifferentialPrivacy(relation))
 
 
 def problem_from_model_file(
@@ -384,6 +370,7 @@ def problem_from_python_file(path: Path, name: str | None = None) -> Problem:
         decided = _library_problems(module)
         if decided:
             return pick(decided, path, name, "mechanism")  # type: ignore[no-any-return]
+        _refuse_library_objects(module, path)
         raise MechanismError(
             "defines no mechanism",
             where=str(path),
@@ -396,6 +383,20 @@ def problem_from_python_file(path: Path, name: str | None = None) -> Problem:
         else DifferentialPrivacy(EveryQuery(1))
     )
     return Problem(path.stem, mechanism, privacy, title=mechanism.name)
+
+
+def _refuse_library_objects(module: Any, path: Path) -> None:
+    """A file whose only mechanisms are library objects faier cannot decide: say why."""
+    from faier import adapters
+
+    for key, value in vars(module).items():
+        if not key.startswith("_") and adapters.is_library_object(value):
+            raise SpecError(
+                f"faier cannot decide {key} ({type(value).__name__}): "
+                f"{adapters.why_not_decided(value)}",
+                where=str(path),
+                fix=f"test it statistically: faier test {path} --name {key}",
+            )
 
 
 def _library_problems(module: Any) -> dict[str, Problem]:
@@ -495,8 +496,7 @@ def epsilon(
     """
     chosen = Options.parse(options, **fields)
     problem = _load(target, chosen)
-    assumptions = _library_assumptions(target)
-    target = _loadable(target) if not assumptions else problem
+    target = _shown_target(target, problem)
     engine = _chosen(target, problem, chosen, "epsilon")
     result = _bounded(
         problem,
@@ -504,7 +504,7 @@ def epsilon(
         None,
         lambda: _located(target, problem, lambda: engine.epsilon(problem, chosen, progress)),
     )
-    return _assuming(result, assumptions)
+    return _assuming(result, problem.assumptions)
 
 
 def verify(
@@ -526,8 +526,7 @@ def verify(
         raise SpecError("no ε to verify", where="epsilon", fix="e.g. faier.verify(target, 'ln(3)')")
     chosen = Options.parse(options, **fields)
     problem = _load(target, chosen)
-    assumptions = _library_assumptions(target)
-    target = _loadable(target) if not assumptions else problem
+    target = _shown_target(target, problem)
     claim = given if isinstance(given, Epsilon) else _epsilon(given)
     engine = _chosen(target, problem, chosen, "verify")
     result = _bounded(
@@ -538,7 +537,7 @@ def verify(
     )
     if chosen.engine == "auto" and result.verdict is Verdict.HOLDS and result.proof is None:
         result = _for_every_input(target, problem, claim, chosen, result)
-    return _assuming(result, assumptions)
+    return _assuming(result, problem.assumptions)
 
 
 def _for_every_input(

@@ -321,7 +321,7 @@ def _library_decision(
         if delta is None and found.delta is not None:
             delta = str(Fraction(found.delta))
     result = api.verify(found.problem, claim, engine=CERTIFIED, delta=delta, timeout=timeout)
-    return _decided(replace(result, assumptions=found.assumptions), CERTIFIED, str(claim))
+    return _decided(result, CERTIFIED, str(claim))
 
 
 def _claim(epsilon: str | float | None, sampled: Any) -> Any:
@@ -346,7 +346,6 @@ def _claim(epsilon: str | float | None, sampled: Any) -> Any:
 
 def _restricted(problem: Any, pairs: list[tuple[Any, Any]]) -> Any:
     """The problem with DP over the given pairs only (both orders)."""
-    from faier.core.problem import Problem
     from faier.mechanisms.interactive import Interactive
     from faier.model.values import show_input
     from faier.privacy.neighbours import ExplicitPairs
@@ -374,9 +373,7 @@ def _restricted(problem: Any, pairs: list[tuple[Any, Any]]) -> Any:
         )
 
     explicit = ExplicitPairs(tuple((fit(a), fit(b)) for a, b in pairs))
-    return Problem(
-        problem.name, mechanism, DifferentialPrivacy(explicit), problem.horizon, problem.title
-    )
+    return replace(problem, privacy=DifferentialPrivacy(explicit))
 
 
 def certified_engine() -> Any:

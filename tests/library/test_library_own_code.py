@@ -3,13 +3,17 @@ object itself is run and tested (issue: a patched Geometric was "holds (certifie
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 import faier
 from faier import adapters
 from faier.adapters.own_code import check_own_code
+from faier.cli.main import app
 from faier.errors import SpecError
 from faier.results import Verdict
 
@@ -107,3 +111,27 @@ def test_the_check_itself() -> None:
 
     hooked = check_own_code(Redirecting(epsilon=1), "diffprivlib", ("randomise",))
     assert hooked.overridden == ("Redirecting.__getattribute__",)
+
+
+def test_from_the_cli_a_file_is_decided_with_its_assumptions_or_refused_by_name(
+    tmp_path: Path,
+) -> None:
+    honest = tmp_path / "lib.py"
+    honest.write_text(
+        "from diffprivlib.mechanisms import Geometric\ngeometric = Geometric(epsilon=1)\n"
+    )
+    decided = CliRunner().invoke(app, ["verify", str(honest), "--epsilon", "1", "--json"])
+    assert decided.exit_code == 0, decided.output
+    data = json.loads(decided.stdout)
+    assert data["verdict"] == "holds"
+    assert data["assumptions"][0].startswith("checked: the object runs diffprivlib Geometric")
+    patched = tmp_path / "patched.py"
+    patched.write_text(
+        "from diffprivlib.mechanisms import Geometric\n"
+        "geometric = Geometric(epsilon=1)\n"
+        "_original = geometric.randomise\n"
+        "geometric.randomise = lambda value: _original(2 * value)\n"
+    )
+    refused = CliRunner().invoke(app, ["verify", str(patched), "--epsilon", "1"])
+    assert refused.exit_code == 2
+    assert "instance.randomise" in refused.output and "faier test" in refused.output

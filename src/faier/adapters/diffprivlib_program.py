@@ -14,6 +14,7 @@ at the bounds) and the other mechanisms are only tested.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from secrets import SystemRandom
 from typing import Any
@@ -104,6 +105,7 @@ def decidable(mechanism: Any, *, d_in: int | None = None) -> Decidable | None:
         inputs = InputSpace(tuple(range(delta + 1)), f"{{0..{delta}}}")
         doc = f"x + {noise.describe()}, the two-sided geometric diffprivlib samples"
         problem = _problem(name, _shifted(noise), inputs, EveryQuery(delta), doc)
+        problem = replace(problem, assumptions=assumptions)
         return Decidable(
             problem,
             f"{kind}: x + {noise.describe()}",
@@ -116,5 +118,6 @@ def decidable(mechanism: Any, *, d_in: int | None = None) -> Decidable | None:
     inputs = InputSpace(tuple(range(low, high + 1)), f"{{{low}..{high}}}")
     doc = f"x + {noise.describe()} clamped to [{low}, {high}], as diffprivlib truncates"
     problem = _problem(name, _clamped(noise, low, high), inputs, EveryQuery(delta), doc)
+    problem = replace(problem, assumptions=assumptions)
     shape = f"{kind}: clamp(x + {noise.describe()}, {low}, {high})"
     return Decidable(problem, shape, epsilon * delta / sensitivity, assumptions=assumptions)

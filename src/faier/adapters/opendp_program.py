@@ -196,7 +196,8 @@ def decidable(measurement: Any, *, d_in: int = 1, length: int = 2) -> Decidable 
         f"assumed: OpenDP's record of how the measurement was built ({found.constructor}) "
         "describes the function it runs",
     )
-    return replace(found, assumptions=assumptions)
+    problem = replace(found.problem, assumptions=assumptions)
+    return replace(found, problem=problem, assumptions=assumptions)
 
 
 def _decidable(measurement: Any, d_in: int, length: int) -> Decidable | None:

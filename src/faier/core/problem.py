@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from faier.errors import SpecError
 from faier.mechanisms.interactive import Interactive
@@ -23,6 +23,10 @@ class Problem:
     privacy: PrivacySpec | ParametricPufferfish
     horizon: int | None = None
     title: str = ""
+    assumptions: tuple[str, ...] = ()
+    """What an answer about this problem rests on besides its proof (e.g. that a library
+    object runs the library's own code); :func:`faier.verify` and :func:`faier.epsilon`
+    add them to the result's ``assumptions``."""
 
     def __post_init__(self) -> None:
         if self.horizon is not None and self.horizon < 1:
@@ -47,4 +51,4 @@ class Problem:
         """The same problem at another horizon (None keeps the current one)."""
         if horizon is None:
             return self
-        return Problem(self.name, self.mechanism, self.privacy, horizon, self.title)
+        return replace(self, horizon=horizon)
