@@ -689,6 +689,8 @@ def audit(
     budget: int | None = None,
     bounds: Mapping[str, Any] | Sequence[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    workers: int | None = None,
+    cluster: Any = None,
     **kwargs: Any,
 ) -> Any:
     """Audit a real function ``function(data, **args, **kwargs)`` (docs/AUDIT.md).
@@ -711,4 +713,6 @@ def audit(
         budget=budget,
         bounds=list(bounds) if bounds is not None and not isinstance(bounds, Mapping) else bounds,
         progress=progress,
+        workers=workers,
+        cluster=cluster,
     )

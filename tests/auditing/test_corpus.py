@@ -134,3 +134,15 @@ def test_fixed_version_has_no_violation(
     assert report.exit_code == 0
     assert report.outcome.startswith("no violation found in 25 pairs")
     assert report.largest is not None and report.largest.loss is not None
+
+
+@pytest.mark.parametrize("function", [corpus.budget_spent_twice, corpus.clipped_data_noised])
+def test_worker_processes_give_the_sequential_answer(function: Callable[..., Any]) -> None:
+    alone = audit(function, NUMBERS, epsilon=1, budget=12)
+    spread = audit(function, NUMBERS, epsilon=1, budget=12, workers=2)
+    assert spread.verdict == alone.verdict and spread.pairs == alone.pairs
+    if alone.witness is not None:
+        assert spread.witness is not None and spread.witness.loss == alone.witness.loss
+    else:
+        assert spread.largest is not None and alone.largest is not None
+        assert spread.largest.ratio == alone.largest.ratio

@@ -11,6 +11,7 @@ from faier.auditing import neighbours as nb
 from faier.auditing.pair import Claim
 from faier.auditing.report import AuditReport
 from faier.auditing.search import Plan, Progress, search
+from faier.core.options import Options
 from faier.errors import SpecError
 from faier.privacy.budget import Epsilon, parse_delta
 
@@ -29,6 +30,8 @@ def audit(
     budget: int | None = None,
     bounds: Mapping[str, Any] | list[str] | None = None,
     progress: Progress | None = None,
+    workers: int | None = None,
+    cluster: Any = None,
 ) -> AuditReport:
     """Audit ``function(data, **args)`` against (ε, δ)-DP under ``neighbours``."""
     from faier.auditing.target import load
@@ -41,6 +44,7 @@ def audit(
     eps = epsilon if isinstance(epsilon, Epsilon) else Epsilon.parse(epsilon)
     claim = Claim(eps, parse_delta(delta) if delta is not None else Fraction(0))
     relation = nb.read_relation(neighbours)
+    options = Options.parse(workers=workers, cluster=cluster)
     if budget is not None and budget < 1:
         raise SpecError(f"budget {budget} is below 1", where="--budget", fix="e.g. --budget 200")
     plan = Plan(
@@ -55,6 +59,8 @@ def audit(
         ),
         seed=0 if seed is None else seed,
         budget=budget or DEFAULT_BUDGET,
+        workers=options.workers,
+        cluster=options.cluster,
     )
     return search(plan, progress)
 

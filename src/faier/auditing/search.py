@@ -22,6 +22,7 @@ from faier.auditing.pair import Claim, Evaluator, PairOutcome
 from faier.auditing.primitives import Site
 from faier.auditing.report import AuditReport
 from faier.auditing.runner import run
+from faier.cluster.address import ClusterAddress
 from faier.errors import MechanismError
 
 Progress = Callable[[int, int], None]
@@ -40,6 +41,8 @@ class Plan:
     bounds: nb.Bounds
     seed: int
     budget: int
+    workers: int | None = None
+    cluster: ClusterAddress | None = None
 
 
 def _pairs(plan: Plan) -> Iterator[nb.Neighbour]:
@@ -119,46 +122,107 @@ def _seeded(plan: Plan, sites: list[Site]) -> PairOutcome | None:
     return None
 
 
+class _Found:
+    """What the pairs showed so far."""
+
+    def __init__(self) -> None:
+        self.undecided: list[PairOutcome] = []
+        self.skipped: list[PairOutcome] = []
+        self.unrecognised: list[str] = []
+        self.largest: PairOutcome | None = None
+        self.witness: PairOutcome | None = None
+
+    def add(self, outcome: PairOutcome) -> bool:
+        """Take one pair's outcome; True when it is the witness (the search stops)."""
+        for text in outcome.unrecognised:
+            if text not in self.unrecognised:
+                self.unrecognised.append(text)
+        if outcome.skipped is not None:
+            self.skipped.append(outcome)
+            return False
+        if outcome.violated:
+            self.witness = outcome
+            return True
+        if outcome.undecided is not None:
+            self.undecided.append(outcome)
+        if outcome.loss is not None and (
+            self.largest is None or outcome.ratio > self.largest.ratio
+        ):
+            self.largest = outcome
+        return False
+
+
+def _sequential(
+    plan: Plan,
+    pairs: Iterator[nb.Neighbour],
+    evaluator: Evaluator,
+    found: _Found,
+    progress: Progress | None,
+) -> int:
+    """Pairs one by one; past the adversarial ones, every fourth pushes the best pair out."""
+    adversarial_count = sum(1 for _ in nb.adversarial(plan.dataset, plan.bounds, plan.relation))
+    best: nb.Neighbour | None = None
+    count = 0
+    while count < plan.budget:
+        candidate = next(pairs)
+        if count >= adversarial_count and best is not None and count % 4 == 3:
+            candidate = nb.pushed(best, plan.bounds, 2.0) or candidate
+        outcome = evaluator.evaluate(candidate.left, candidate.right, candidate.change)
+        count += 1
+        if progress is not None:
+            progress(count, plan.budget)
+        previous = found.largest
+        if found.add(outcome):
+            break
+        if found.largest is not previous:
+            best = candidate
+    return count
+
+
+def _parallel(
+    plan: Plan, pairs: Iterator[nb.Neighbour], found: _Found, progress: Progress | None
+) -> int:
+    """Pairs in batches on worker processes or a cluster, read in the search's order."""
+    from faier.auditing.parallel import batches
+
+    shared = (plan.function, plan.args, plan.claim, plan.seed)
+    size = 4 * max(plan.workers or 1, 2)
+    count = 0
+    with batches(shared, plan.workers, plan.cluster) as run_batch:
+        while count < plan.budget:
+            units = [
+                (c.left, c.right, c.change)
+                for c in (next(pairs) for _ in range(min(size, plan.budget - count)))
+            ]
+            for outcome in run_batch(units):
+                count += 1
+                if found.add(outcome):
+                    return count
+            if progress is not None:
+                progress(count, plan.budget)
+    return count
+
+
 def search(plan: Plan, progress: Progress | None = None) -> AuditReport:
     """Evaluate up to ``budget`` pairs; the report of what was found."""
     started = time.perf_counter()
     reasons, primitives, seeded_sites = _check_base(plan)
     seeded = [s.show() for s in seeded_sites]
-    undecided: list[PairOutcome] = []
-    skipped: list[PairOutcome] = []
-    unrecognised: list[str] = []
-    largest: PairOutcome | None = None
     witness: PairOutcome | None = None
-    best_candidate: nb.Neighbour | None = None
     count = 0
     pairs = _pairs(plan)
     evaluator = Evaluator(plan.function, plan.args, plan.claim, plan.seed)
     if seeded_sites:
         witness = _seeded(plan, seeded_sites)
-    adversarial_count = sum(1 for _ in nb.adversarial(plan.dataset, plan.bounds, plan.relation))
-    while witness is None and count < plan.budget:
-        if count >= adversarial_count and best_candidate is not None and count % 4 == 3:
-            pushed = nb.pushed(best_candidate, plan.bounds, 2.0)
-            candidate = pushed if pushed is not None else next(pairs)
-        else:
-            candidate = next(pairs)
-        outcome = evaluator.evaluate(candidate.left, candidate.right, candidate.change)
-        count += 1
-        if progress is not None:
-            progress(count, plan.budget)
-        for text in outcome.unrecognised:
-            if text not in unrecognised:
-                unrecognised.append(text)
-        if outcome.skipped is not None:
-            skipped.append(outcome)
-            continue
-        if outcome.violated:
-            witness = outcome
-            break
-        if outcome.undecided is not None:
-            undecided.append(outcome)
-        if outcome.loss is not None and (largest is None or outcome.ratio > largest.ratio):
-            largest, best_candidate = outcome, candidate
+    found = _Found()
+    parallel = (plan.workers or 1) > 1 or plan.cluster is not None
+    if witness is None and parallel:
+        count = _parallel(plan, pairs, found, progress)
+    elif witness is None:
+        count = _sequential(plan, pairs, evaluator, found, progress)
+    witness = witness or found.witness
+    undecided, skipped, unrecognised = found.undecided, found.skipped, found.unrecognised
+    largest = found.largest
     return AuditReport(
         target=plan.target,
         claim=plan.claim,

@@ -85,6 +85,8 @@ def audit(
             budget=budget,
             bounds=bounds,
             progress=_progress(),
+            workers=options.workers,
+            cluster=options.cluster,
         )
     from faier.report.audit import render_audit
 
