@@ -89,7 +89,7 @@ def grid_epsilon(path: Path) -> tuple[str, float | None]:
 def main(names: list[str]) -> int:
     print(machine.describe())
     rows = [row for row in SUITE if not names or row[0] in names]
-    header = ("mechanism", "ε", "CheckDP", "faier", "scope", "seconds", "grid ε* (n = 3)")
+    header = ("mechanism", "ε", "CheckDP", "faier", "proof for", "seconds", "grid ε* (n = 3)")
     print(" | ".join(header))
     print(" | ".join("---" for _ in header))
     broken = False
@@ -97,7 +97,11 @@ def main(names: list[str]) -> int:
         path = EXAMPLES / f"{name}.py"
         seconds, data = run(["verify", str(path), "--epsilon", claim, "--engine", "alignment"])
         verdict = "timeout" if data is None else str(data.get("verdict"))
-        scope = "" if data is None else str(data.get("scope", ""))
+        proof = None if data is None else data.get("proof")
+        scope = ""
+        if isinstance(proof, dict):
+            queries = proof.get("queries")
+            scope = "all inputs, every n" if queries == "every n" else f"all inputs, n = {queries}"
         grid = ""
         if verdict == "holds":
             grid, low = grid_epsilon(path)
