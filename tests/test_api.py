@@ -46,3 +46,34 @@ def test_mechanism_epsilon_is_refused_where_it_would_change_nothing() -> None:
     assert caught.value.where == "mechanism_epsilon"
     with pytest.raises(SpecError, match="would change nothing"):
         faier.testing.statistical_test("noisy-max", epsilon="1", mechanism_epsilon=1)
+
+
+@faier.program(inputs=faier.scalars(1))
+def nearly_fair(x: Any, ctx: Any) -> Any:
+    """Randomized response telling the truth with probability 1/2 + 1e-20: ε* ≈ 4e-20."""
+    keep = ctx.draw(faier.bernoulli(Fraction(1, 2) + Fraction(1, 10**20)))
+    return (x > 0) == keep
+
+
+def test_an_epsilon_below_1e16_is_shown_and_serialised_not_rounded_to_zero() -> None:
+    result = faier.epsilon(nearly_fair)
+    star = result.epsilon_star
+    assert star is not None and star.ratio == Fraction(10**20 + 2, 10**20 - 2)
+    assert star.value == pytest.approx(4e-20, rel=1e-12)
+    assert star.show().endswith("≈ 4e-20")
+    assert result.to_json()["epsilon_star"]["value"] == pytest.approx(4e-20, rel=1e-12)
+    assert faier.verify(nearly_fair, "1e-20").verdict is Verdict.VIOLATED
+    assert faier.verify(nearly_fair, "1e-19").verdict is Verdict.HOLDS
+
+
+@faier.program(inputs=faier.scalars(1))
+def laplace_count(x: Any, ctx: Any) -> Any:
+    """A count with Laplace noise of scale 2: ε* = 1/2 (continuous, certified)."""
+    return x + ctx.draw(faier.laplace(0, 2))
+
+
+def test_a_certified_result_has_epsilon_star_not_only_an_enclosure() -> None:
+    result = faier.epsilon(laplace_count)
+    assert result.enclosure is not None and result.epsilon_star is result.enclosure
+    assert result.epsilon_star.value == pytest.approx(0.5)
+    assert result.enclosure.lower <= 0.5 <= result.enclosure.upper

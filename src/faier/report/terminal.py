@@ -93,7 +93,8 @@ def _print_horizons(console: Console, result: Result) -> None:
         output = row.witness.show_output() if row.witness else ""
         short_ratio, short_output = _shorten(ratio, 36), _shorten(output, 44)
         shortened |= (short_ratio, short_output) != (ratio, output)
-        rows.append((str(row.k), short_ratio, f"{row.loss.value:.4f}", short_output))
+        loss = f"{row.loss.value:.4f}" if row.loss.ratio is None else row.loss.decimal()
+        rows.append((str(row.k), short_ratio, loss, short_output))
     caption = "long values shortened: --json gives every one in full" if shortened else None
     if len(rows) <= LONG_TABLE:
         horizons = Table(title="ε*(k) per horizon", title_justify="left", caption=caption)
