@@ -691,6 +691,7 @@ def audit(
     progress: Callable[[int, int], None] | None = None,
     workers: int | None = None,
     cluster: Any = None,
+    timeout: float | None = None,
     **kwargs: Any,
 ) -> Any:
     """Audit a real function ``function(data, **args, **kwargs)`` (docs/AUDIT.md).
@@ -715,4 +716,5 @@ def audit(
         progress=progress,
         workers=workers,
         cluster=cluster,
+        timeout=timeout,
     )

@@ -146,3 +146,14 @@ def test_worker_processes_give_the_sequential_answer(function: Callable[..., Any
     else:
         assert spread.largest is not None and alone.largest is not None
         assert spread.largest.ratio == alone.largest.ratio
+
+
+def test_a_function_that_hangs_ends_unknown_at_the_timeout() -> None:
+    def hangs_on_big_data(data: Any, epsilon: float = 1.0) -> float:
+        while len(data) > 3:
+            pass
+        return float(np.random.laplace(0.0, 1.0 / epsilon))
+
+    report = audit(hangs_on_big_data, NUMBERS, epsilon=1, timeout=0.5)
+    assert report.verdict is Verdict.UNKNOWN and report.exit_code == 3
+    assert any("timeout of 0.5 s" in r for r in report.reasons)

@@ -32,6 +32,7 @@ def audit(
     progress: Progress | None = None,
     workers: int | None = None,
     cluster: Any = None,
+    timeout: float | None = None,
 ) -> AuditReport:
     """Audit ``function(data, **args)`` against (ε, δ)-DP under ``neighbours``."""
     from faier.auditing.target import load
@@ -44,7 +45,7 @@ def audit(
     eps = epsilon if isinstance(epsilon, Epsilon) else Epsilon.parse(epsilon)
     claim = Claim(eps, parse_delta(delta) if delta is not None else Fraction(0))
     relation = nb.read_relation(neighbours)
-    options = Options.parse(workers=workers, cluster=cluster)
+    options = Options.parse(workers=workers, cluster=cluster, timeout=timeout)
     if budget is not None and budget < 1:
         raise SpecError(f"budget {budget} is below 1", where="--budget", fix="e.g. --budget 200")
     plan = Plan(
@@ -61,6 +62,7 @@ def audit(
         budget=budget or DEFAULT_BUDGET,
         workers=options.workers,
         cluster=options.cluster,
+        timeout=options.timeout,
     )
     return search(plan, progress)
 

@@ -20,6 +20,7 @@ from faier.auditing import intercept
 from faier.auditing.data import Dataset
 from faier.auditing.intercept import Draw, Mismatch, Session, Unrecognised
 from faier.auditing.primitives import Site
+from faier.errors import BudgetExceeded
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,6 +122,8 @@ def run(
     with _wrapped_generators(function), intercept.intercepting(session):
         try:
             output = _call(function, data, args)
+        except BudgetExceeded:
+            raise
         except Exception as exc:  # the user's code: its crash is a fact about this dataset
             frames = traceback.extract_tb(exc.__traceback__)
             where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""

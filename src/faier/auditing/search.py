@@ -23,7 +23,8 @@ from faier.auditing.primitives import Site
 from faier.auditing.report import AuditReport
 from faier.auditing.runner import run
 from faier.cluster.address import ClusterAddress
-from faier.errors import MechanismError
+from faier.core.budget import hard_deadline
+from faier.errors import BudgetExceeded, MechanismError
 
 Progress = Callable[[int, int], None]
 
@@ -43,6 +44,7 @@ class Plan:
     budget: int
     workers: int | None = None
     cluster: ClusterAddress | None = None
+    timeout: float | None = None
 
 
 def _pairs(plan: Plan) -> Iterator[nb.Neighbour]:
@@ -131,6 +133,7 @@ class _Found:
         self.unrecognised: list[str] = []
         self.largest: PairOutcome | None = None
         self.witness: PairOutcome | None = None
+        self.count = 0
 
     def add(self, outcome: PairOutcome) -> bool:
         """Take one pair's outcome; True when it is the witness (the search stops)."""
@@ -163,7 +166,10 @@ def _sequential(
     adversarial_count = sum(1 for _ in nb.adversarial(plan.dataset, plan.bounds, plan.relation))
     best: nb.Neighbour | None = None
     count = 0
+    ends = None if plan.timeout is None else time.perf_counter() + plan.timeout
     while count < plan.budget:
+        if ends is not None and time.perf_counter() > ends:
+            raise BudgetExceeded(f"timeout of {plan.timeout:g} s reached")
         candidate = next(pairs)
         if count >= adversarial_count and best is not None and count % 4 == 3:
             candidate = nb.pushed(best, plan.bounds, 2.0) or candidate
@@ -204,38 +210,47 @@ def _parallel(
 
 
 def search(plan: Plan, progress: Progress | None = None) -> AuditReport:
-    """Evaluate up to ``budget`` pairs; the report of what was found."""
+    """Evaluate up to ``budget`` pairs; the report of what was found (unknown at the timeout)."""
     started = time.perf_counter()
-    reasons, primitives, seeded_sites = _check_base(plan)
-    seeded = [s.show() for s in seeded_sites]
+    reasons: list[str] = []
+    primitives: list[str] = []
+    seeded: list[str] = []
     witness: PairOutcome | None = None
-    count = 0
-    pairs = _pairs(plan)
-    evaluator = Evaluator(plan.function, plan.args, plan.claim, plan.seed)
-    if seeded_sites:
-        witness = _seeded(plan, seeded_sites)
     found = _Found()
     parallel = (plan.workers or 1) > 1 or plan.cluster is not None
-    if witness is None and parallel:
-        count = _parallel(plan, pairs, found, progress)
-    elif witness is None:
-        count = _sequential(plan, pairs, evaluator, found, progress)
-    witness = witness or found.witness
-    undecided, skipped, unrecognised = found.undecided, found.skipped, found.unrecognised
-    largest = found.largest
+
+    def counted(done: int, total: int) -> None:
+        found.count = done
+        if progress is not None:
+            progress(done, total)
+
+    try:
+        with hard_deadline(plan.timeout):
+            reasons, primitives, seeded_sites = _check_base(plan)
+            seeded = [s.show() for s in seeded_sites]
+            pairs = _pairs(plan)
+            if seeded_sites:
+                witness = _seeded(plan, seeded_sites)
+            if witness is None and parallel:
+                found.count = _parallel(plan, pairs, found, counted)
+            elif witness is None:
+                evaluator = Evaluator(plan.function, plan.args, plan.claim, plan.seed)
+                found.count = _sequential(plan, pairs, evaluator, found, counted)
+    except BudgetExceeded as stop:
+        reasons.append(f"stopped after {found.count} pairs: {stop.reason}")
     return AuditReport(
         target=plan.target,
         claim=plan.claim,
         relation=plan.relation,
-        pairs=count,
+        pairs=found.count,
         bounds=plan.bounds.show(plan.dataset),
         seed=plan.seed,
         seconds=time.perf_counter() - started,
-        witness=witness,
-        largest=largest,
-        undecided=tuple(undecided),
-        skipped=tuple(skipped),
-        unrecognised=tuple(unrecognised),
+        witness=witness or found.witness,
+        largest=found.largest,
+        undecided=tuple(found.undecided),
+        skipped=tuple(found.skipped),
+        unrecognised=tuple(found.unrecognised),
         seeded=tuple(seeded),
         reasons=tuple(reasons),
         primitives=tuple(primitives),

@@ -18,6 +18,7 @@ from faier.cli.common import (
     DeltaOption,
     JsonOption,
     SeedOption,
+    TimeoutOption,
     WorkersOption,
     app,
     bad_input_exits,
@@ -65,6 +66,7 @@ def audit(
     ] = None,
     workers: WorkersOption = None,
     cluster: ClusterOption = None,
+    timeout: TimeoutOption = None,
     as_json: JsonOption = False,
     html: ReportOption = None,
 ) -> None:
@@ -73,7 +75,8 @@ def audit(
 
     check_report_path(html)
     with bad_input_exits():
-        options = options_from({"seed": seed, "workers": workers, "cluster": cluster})
+        given = {"seed": seed, "workers": workers, "cluster": cluster, "timeout": timeout}
+        options = options_from(given)
         report = api.audit(
             target,
             data,
@@ -87,6 +90,7 @@ def audit(
             progress=_progress(),
             workers=options.workers,
             cluster=options.cluster,
+            timeout=options.timeout,
         )
     from faier.report.audit import render_audit
 
