@@ -77,3 +77,12 @@ def test_a_certified_result_has_epsilon_star_not_only_an_enclosure() -> None:
     assert result.enclosure is not None and result.epsilon_star is result.enclosure
     assert result.epsilon_star.value == pytest.approx(0.5)
     assert result.enclosure.lower <= 0.5 <= result.enclosure.upper
+
+
+def test_verify_refuses_mechanism_epsilon_and_the_tester_takes_inputs() -> None:
+    with pytest.raises(SpecError, match="would change nothing"):
+        faier.verify(coin, "ln(3)", mechanism_epsilon=1)
+    with pytest.raises(SpecError, match="would change nothing"):
+        faier.epsilon(coin, mechanism_epsilon=1)
+    with pytest.raises(SpecError, match="given twice"):
+        faier.testing.statistical_test(coin, epsilon="1", pairs=[(0, 1)], inputs=[(0, 1)])

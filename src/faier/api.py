@@ -106,6 +106,19 @@ def _shown_target(target: Target, problem: Problem) -> str | Problem:
     return target if isinstance(target, str) else problem
 
 
+def _decided_options(options: Options) -> Options:
+    """The options of a decision (epsilon, verify): ``mechanism_epsilon`` would change
+    nothing here, so it is refused rather than ignored."""
+    if options.mechanism_epsilon is not None:
+        raise SpecError(
+            f"mechanism_epsilon {options.mechanism_epsilon!r} would change nothing: a "
+            "decided mechanism's noise is written in it",
+            where="--mechanism-epsilon",
+            fix="leave it out; it sets the noise of sampled mechanisms under faier test",
+        )
+    return options
+
+
 def _assuming(result: Result, assumptions: tuple[str, ...]) -> Result:
     if not assumptions:
         return result
@@ -494,7 +507,7 @@ def epsilon(
     the least ε such that δ(ε) ≤ δ.  ``precision`` bounds ln(upper/lower) of a
     supremum that the SMT engine cannot pin down exactly.
     """
-    chosen = Options.parse(options, **fields)
+    chosen = _decided_options(Options.parse(options, **fields))
     problem = _load(target, chosen)
     target = _shown_target(target, problem)
     engine = _chosen(target, problem, chosen, "epsilon")
@@ -524,7 +537,7 @@ def verify(
     given = claim_of(epsilon, eps=eps)
     if given is None:
         raise SpecError("no ε to verify", where="epsilon", fix="e.g. faier.verify(target, 'ln(3)')")
-    chosen = Options.parse(options, **fields)
+    chosen = _decided_options(Options.parse(options, **fields))
     problem = _load(target, chosen)
     target = _shown_target(target, problem)
     claim = given if isinstance(given, Epsilon) else _epsilon(given)

@@ -377,6 +377,19 @@ def _subject(
     )
 
 
+def _pairs_of(pairs: Sequence[Any], inputs: Sequence[Any] | None) -> Sequence[Any]:
+    """The pairs to test, given as ``pairs`` or as ``inputs`` (``assert_private``'s name)."""
+    if inputs is None:
+        return pairs
+    if pairs:
+        raise SpecError(
+            "the pairs are given twice, as pairs= and inputs=",
+            where="inputs",
+            fix="pass them once (inputs is another name of pairs)",
+        )
+    return inputs
+
+
 def _tester() -> StatisticalEngine:
     engine = registry.get("statistical")
     assert isinstance(engine, StatisticalEngine)
@@ -390,6 +403,7 @@ def statistical_test(
     claimed: str | float | Epsilon | None = None,
     lengths: int | Sequence[int] | str | None = None,
     pairs: Sequence[Any] = (),
+    inputs: Sequence[Any] | None = None,
     options: Options | None = None,
     progress: Progress | None = None,
     **fields: Any,
@@ -399,7 +413,8 @@ def statistical_test(
     ``target`` is a name, a file, or a mechanism object (:data:`Target`);
     ``epsilon`` (or ``claimed``, the CLI's ``--claimed``) is the claim, by
     default the ε a wrapped library object states.  Pairs are
-    ``"1,1;0,2"`` or two inputs (numbers, lists, tuples, numpy arrays);
+    ``"1,1;0,2"`` or two inputs (numbers, lists, tuples, numpy arrays), as ``pairs`` or
+    ``inputs`` (``assert_private``'s name);
     ``lengths`` an int, a list or ``"5,10"``.  Options
     (:class:`~faier.core.options.Options` or their names as keywords):
     ``timeout`` (the run ends with what finished; a mechanism that never
@@ -411,6 +426,7 @@ def statistical_test(
     ``name``, ``per_sample``.
     """
     claimed = api.claim_of(epsilon, claimed=claimed)
+    pairs = _pairs_of(pairs, inputs)
     chosen = Options.parse(options, **fields)
     sampled = as_sampled(target, chosen.name)
     claim = _claim(claimed, sampled)
@@ -495,6 +511,7 @@ def certify(
     claimed: str | float | Epsilon | None = None,
     lengths: int | Sequence[int] | str | None = None,
     pairs: Sequence[Any] = (),
+    inputs: Sequence[Any] | None = None,
     options: Options | None = None,
     progress: Progress | None = None,
     **fields: Any,
@@ -508,6 +525,7 @@ def certify(
     ``mechanism_epsilon``), which must then be rational.
     """
     claimed = api.claim_of(epsilon, claimed=claimed)
+    pairs = _pairs_of(pairs, inputs)
     chosen = Options.parse(options, **fields)
     sampled = as_sampled(target, chosen.name)
     if sampled is not None and not has_model(target):
@@ -551,6 +569,7 @@ def bound(
     claimed: str | float | Epsilon | None = None,
     lengths: int | Sequence[int] | str | None = None,
     pairs: Sequence[Any] = (),
+    inputs: Sequence[Any] | None = None,
     bisection: bool = False,
     precision: float = 1e-3,
     options: Options | None = None,
@@ -573,6 +592,7 @@ def bound(
             fix="e.g. 0.001",
         )
     claimed = api.claim_of(epsilon, claimed=claimed)
+    pairs = _pairs_of(pairs, inputs)
     chosen = Options.parse(options, **fields)
     sampled = as_sampled(target, chosen.name)
     stated = sampled is not None and sampled.stated_epsilon is not None
