@@ -190,3 +190,22 @@ def diffprivlib_geometric(data, epsilon=1.0):
 
     count = int(sum(1 for x in data if x > 0.5))
     return Geometric(epsilon=epsilon, sensitivity=1).randomise(count)
+
+
+# -- faier's own distributions, sampled by user code
+
+
+def faier_laplace_twice_the_sensitivity(data, epsilon=1.0):
+    import faier
+
+    rng = np.random.default_rng()
+    clipped = np.clip(np.nan_to_num(data, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 2.0)
+    return float(np.sum(clipped)) + faier.laplace(0, 1 / epsilon).sample(rng)  # BUG
+
+
+def faier_laplace_at_the_sensitivity(data, epsilon=1.0):
+    import faier
+
+    rng = np.random.default_rng()
+    clipped = np.clip(np.nan_to_num(data, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
+    return float(np.sum(clipped)) + faier.laplace(0, 1 / epsilon).sample(rng)

@@ -74,3 +74,17 @@ def dpl_gaussian_classic(data, epsilon=1.0):
 
     clipped = float(np.clip(np.nan_to_num(data, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0).sum())
     return Gaussian(epsilon=epsilon, delta=1e-5, sensitivity=1.0).randomise(clipped)
+
+
+def opendp_chained_sum(data, epsilon=1.0):
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    space = dp.vector_domain(dp.atom_domain(bounds=(0.0, 1.0), nan=False)), dp.symmetric_distance()
+    measurement = space >> dp.t.then_sum() >> dp.m.then_laplace(scale=1.0 / epsilon)
+    clipped = np.clip(np.nan_to_num(data, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
+    return measurement([float(x) for x in clipped])
+
+
+def opendp_chained_sum_released_twice(data, epsilon=1.0):
+    return (opendp_chained_sum(data, epsilon), opendp_chained_sum(data, epsilon))

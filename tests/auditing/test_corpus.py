@@ -66,6 +66,14 @@ def _doubled(left: Dataset, right: Dataset) -> Fraction:
     return Fraction(2 * abs(count(right) - count(left)))
 
 
+def _clipped_at_two(left: Dataset, right: Dataset) -> Fraction:
+    def total(d: Dataset) -> Fraction:
+        clipped = np.clip(np.nan_to_num(d.materialise(), nan=0.0, posinf=1.0), 0.0, 2.0)
+        return Fraction(float(np.sum(clipped)))
+
+    return abs(total(right) - total(left))
+
+
 INFINITE = None
 BUGS: list[
     tuple[
@@ -84,6 +92,7 @@ BUGS: list[
     (corpus.seeded_noise, NUMBERS, {}, "1", INFINITE),
     (corpus.gaussian_for_pure_epsilon, NUMBERS, {}, "1", INFINITE),
     (corpus.leaky_geometric, NUMBERS, {}, "1", _doubled),
+    (corpus.faier_laplace_twice_the_sensitivity, NUMBERS, {}, "1", _clipped_at_two),
 ]
 
 
@@ -120,6 +129,7 @@ FIXED: list[tuple[Callable[..., Any], Any, dict[str, Any], str, str | None]] = [
     (corpus.gaussian_for_approximate_dp, NUMBERS, {}, "1", "1e-5"),
     (corpus.python_gauss_under_delta, NUMBERS, {}, "1", "1e-5"),
     (corpus.diffprivlib_geometric, NUMBERS, {}, "1", None),
+    (corpus.faier_laplace_at_the_sensitivity, NUMBERS, {}, "1", None),
 ]
 
 

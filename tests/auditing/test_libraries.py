@@ -55,3 +55,17 @@ def test_a_miscalibrated_opendp_laplace_is_violated_exactly() -> None:
 
     shift = abs(clipped(witness.right.materialise()) - clipped(witness.left.materialise()))
     assert witness.loss.pure == shift / Fraction(0.5)
+
+
+def test_an_opendp_pipeline_enters_at_its_privacy_map() -> None:
+    """A chained measurement on the dataset itself: OpenDP's map at the measured symmetric
+    distance (1.0000000093 for a bounded sum with Laplace at scale 1, its float slack), a bound
+    that clears a claim above it and leaves the doubled release undecided, never violated."""
+    pytest.importorskip("opendp")
+    once = audit(libraries.opendp_chained_sum, DATA, epsilon="1.001", budget=10)
+    assert once.verdict is None, once.outcome
+    assert once.largest is not None and once.largest.loss is not None
+    assert 1 < once.largest.loss.pure < Fraction("1.000001")
+    twice = audit(libraries.opendp_chained_sum_released_twice, DATA, epsilon="1.001", budget=10)
+    assert twice.verdict is Verdict.UNKNOWN
+    assert twice.undecided[0].loss is not None and twice.undecided[0].loss.pure > 2

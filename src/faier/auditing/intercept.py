@@ -446,6 +446,33 @@ def _like_generator(original: Any, seed: int | None) -> Any:
     return random.Random(seed)
 
 
+_FAIER_FAMILIES = {
+    "laplace": "laplace",
+    "exponential": "exponential",
+    "gaussian": "gaussian",
+    "discrete_laplace": "discrete-laplace",
+}
+
+
+def _faier_sample(original: Callable[..., Any]) -> Callable[..., Any]:
+    """faier's own distributions (``faier.laplace(loc, b).sample(rng)``) as primitives, read
+    exactly from their rational location and scale."""
+
+    def sample(self: Any, rng: Any) -> Any:
+        session = active()
+        if session is None:
+            return original(self, rng)
+        family = _FAIER_FAMILIES.get(self.kind, "library")
+        reading = Reading(family, self.loc, self.scale if family != "library" else None)
+        generator = session.generator
+        return session.primitive(
+            f"faier.{self.kind}", reading, lambda: original(self, generator), 1
+        )
+
+    sample.__name__ = "sample"
+    return sample
+
+
 def _patch(owner: Any, name: str, replacement: Any) -> None:
     _saved.append(
         (owner, name, owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name))
@@ -466,6 +493,14 @@ def _install() -> None:
     # libraries reach numpy's global RandomState through check_random_state(None)
     shared = np.random.mtrand._rand
     _patch(np.random.mtrand, "_rand", RecordingRandomState(shared._bit_generator))
+    for module_name, class_name in (
+        ("faier.mechanisms.continuous", "Continuous"),
+        ("faier.mechanisms.discrete_noise", "DiscreteNoise"),
+    ):
+        module = sys.modules.get(module_name)
+        if module is not None:
+            owner = getattr(module, class_name)
+            _patch(owner, "sample", _faier_sample(owner.__dict__["sample"]))
     mechanisms = sys.modules.get("diffprivlib.mechanisms")
     if mechanisms is not None:
         for value in vars(mechanisms).values():

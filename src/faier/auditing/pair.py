@@ -521,6 +521,15 @@ def _centre_terms(a: Run, b: Run) -> list[Term]:
 def _library_term(draw: Any, other: Any) -> Term:
     claim = draw.reading.claim
     file, line = draw.site.file, draw.site.line
+    if draw.reading.handle is not None:
+        from faier.auditing.opendp_calls import stated as opendp_stated
+
+        found = opendp_stated(draw.reading.handle, draw.reading.centre, other.reading.centre)
+        if found is None:
+            return Term("library", file, line, None, None, bound="no privacy map read")
+        value, distance = found
+        why = f"OpenDP's privacy map at {distance}"
+        return Term("library", file, line, value, Fraction(1), bound=why)
     try:
         shift = abs(Fraction(float(other.reading.centre)) - Fraction(float(draw.reading.centre)))
     except (TypeError, ValueError, OverflowError):

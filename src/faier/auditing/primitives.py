@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -45,6 +45,8 @@ class Reading:
     params: tuple[tuple[str, str], ...] = ()
     """The other arguments, as text: a selector's draws replay only where these agree."""
     claim: LibraryClaim | None = None
+    handle: Any = field(default=None, compare=False)
+    """The library object itself (an OpenDP measurement whose privacy map is read)."""
 
 
 @dataclass(frozen=True)
