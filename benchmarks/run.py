@@ -35,6 +35,7 @@ BENCHMARKS = (
     Benchmark("sequence_mode", ()),
     Benchmark("exact_arithmetic", ("--quick",)),
     Benchmark("structured_hmms", ("--quick",)),
+    Benchmark("model_files", ("--quick",)),
     Benchmark("smt", ("--timeout", "10", "--dp-timeout", "10", "--max-n", "3")),
     Benchmark("correlated", ("--quick",)),
     Benchmark("statistical", ("--quick",)),

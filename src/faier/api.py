@@ -138,7 +138,7 @@ def load_problem(target: Target, options: Options | None = None, **fields: Any) 
     return _load(target, chosen)
 
 
-def _load(given: Target, options: Options) -> Problem:
+def _load(given: Target, options: Options, limits: Budget | None = None) -> Problem:
     name, settings, params = options.name, dict(options.settings), list(options.params)
     target = _loadable(given)
     if name is not None and not (isinstance(target, str) and Path(target).suffix == ".py"):
@@ -162,7 +162,7 @@ def _load(given: Target, options: Options) -> Problem:
         if path.suffix.lower() in MODEL_SUFFIXES:
             from faier.model.files import load_hmm_file
 
-            problem = problem_from_model_file(load_hmm_file(path), settings, params)
+            problem = problem_from_model_file(load_hmm_file(path, limits=limits), settings, params)
             constraints = [o for o in params if o.is_constraint]
             problem = parametric.apply_parameters(problem, constraints)
         elif path.suffix.lower() == ".py":
@@ -460,6 +460,48 @@ def _located(target: str | Problem, problem: Problem, run: Callable[[], Result])
         raise
 
 
+def _load_within(target: Target, options: Options) -> tuple[Problem, Options]:
+    """Load under the run's limits, and the options the engine runs with.
+
+    ``--timeout`` counts loading (a model file of 200 000 states takes a while)
+    and the engine gets the time left; ``--max-states`` refuses a model file
+    declaring more states before any row is built.  Either raises
+    :class:`BudgetExceeded`, which :func:`_not_loaded` turns into "unknown".
+    """
+    if options.timeout is None and options.max_states is None:
+        return _load(target, options), options
+    budget = Budget(options.timeout, options.max_states)
+    late = BudgetExceeded(f"timeout of {options.timeout or 0:g} s reached while loading the target")
+    try:
+        with hard_deadline(options.timeout):
+            problem = _load(target, options, budget)
+    except BudgetExceeded as stop:
+        timed_out = options.timeout is not None and budget.elapsed() >= options.timeout
+        raise late if timed_out else stop from None
+    if options.timeout is None:
+        return problem, options
+    left = options.timeout - budget.elapsed()
+    if left <= 0:
+        raise late
+    return problem, replace(options, timeout=left)
+
+
+def _not_loaded(
+    target: Target, options: Options, claim: object, stop: BudgetExceeded, started: float
+) -> Result:
+    """'unknown': the target did not load within the limits (no engine ran)."""
+    return Result(
+        target=Path(target).stem if isinstance(target, str) else "target",
+        privacy="not loaded",
+        method="stopped while loading the target",
+        verdict=None if claim is None else Verdict.UNKNOWN,
+        epsilon=None if claim is None else str(claim),
+        delta=options.delta,
+        reason=stop.reason,
+        statistics=Statistics(seconds=time.perf_counter() - started),
+    )
+
+
 def _bounded(
     problem: Problem, options: Options, claim: Epsilon | None, run: Callable[[], Result]
 ) -> Result:
@@ -508,7 +550,11 @@ def epsilon(
     supremum that the SMT engine cannot pin down exactly.
     """
     chosen = _decided_options(Options.parse(options, **fields))
-    problem = _load(target, chosen)
+    started = time.perf_counter()
+    try:
+        problem, chosen = _load_within(target, chosen)
+    except BudgetExceeded as stop:
+        return _not_loaded(target, chosen, None, stop, started)
     target = _shown_target(target, problem)
     engine = _chosen(target, problem, chosen, "epsilon")
     result = _bounded(
@@ -538,7 +584,11 @@ def verify(
     if given is None:
         raise SpecError("no ε to verify", where="epsilon", fix="e.g. faier.verify(target, 'ln(3)')")
     chosen = _decided_options(Options.parse(options, **fields))
-    problem = _load(target, chosen)
+    started = time.perf_counter()
+    try:
+        problem, chosen = _load_within(target, chosen)
+    except BudgetExceeded as stop:
+        return _not_loaded(target, chosen, given, stop, started)
     target = _shown_target(target, problem)
     claim = given if isinstance(given, Epsilon) else _epsilon(given)
     engine = _chosen(target, problem, chosen, "verify")

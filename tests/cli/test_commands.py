@@ -394,6 +394,26 @@ def test_a_ratio_past_the_float_range_is_printed_and_serialised(tmp_path: Path) 
     assert run_json("verify", str(path), "--epsilon", "921")["verdict"] == "holds"
 
 
+def test_limits_count_loading_a_model_file(tmp_path: Path) -> None:
+    """--max-states refuses a model with more states before building it, and --timeout
+    covers loading: both "unknown" (exit 3) with the reason, never a long wait."""
+    path = tmp_path / "many.yaml"
+    states = ", ".join(f"s{i}" for i in range(40))
+    rows = "".join(f"  s{i}: {{a: 1/2, b: 1/2}}\n" for i in range(40))
+    path.write_text(
+        f"states: [{states}]\nobservations: [a, b]\nemissions:\n{rows}pairs: [[s0, s1]]\nhorizon: 1\n"
+    )
+    refused = run_json("verify", str(path), "--epsilon", "1", "--max-states", "39", code=3)
+    assert refused["verdict"] == "unknown"
+    assert (
+        refused["reason"] == f"state budget of 39 exhausted: {path} declares 40 states (not loaded)"
+    )
+    late = run_json("epsilon", str(path), "--timeout", "0.000001", code=3)
+    assert late["reason"] == "timeout of 1e-06 s reached while loading the target"
+    assert late["epsilon_star"] is None
+    assert run_json("epsilon", str(path), "--max-states", "40000")["epsilon_star"]["ratio"] == "1"
+
+
 def test_model_file_geometric_holds_for_ln2() -> None:
     data = run_json("verify", str(MODELS / "geometric.yaml"), "--epsilon", "ln(2)")
     assert data["verdict"] == "holds"

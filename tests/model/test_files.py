@@ -13,7 +13,7 @@ import pytest
 import sympy
 import yaml
 
-from faier.errors import ModelError
+from faier.errors import BudgetExceeded, ModelError
 from faier.model.files import (
     KEYS,
     HMMFile,
@@ -22,7 +22,7 @@ from faier.model.files import (
     parse_hmm_document,
     save_hmm_file,
 )
-from faier.model.hmm import HMM
+from faier.model.hmm import HMM, SparseRow
 
 F = Fraction
 ROOT = Path(__file__).resolve().parents[2]
@@ -630,3 +630,47 @@ def test_a_probability_with_an_absurd_exponent_is_bad_input(tmp_path: Path) -> N
     )
     with pytest.raises(ModelError, match=r"emissions\.a\.x: 1e-999999 is out of range"):
         load_hmm_file(path)
+
+
+def absorbing_model(n: int) -> str:
+    """n states without transitions (each absorbing), emitting a or b."""
+    states = ", ".join(f"s{i}" for i in range(n))
+    rows = "".join(f"  s{i}: {{a: 1/{i % 7 + 2}, b: {i % 7 + 1}/{i % 7 + 2}}}\n" for i in range(n))
+    return f"states: [{states}]\nobservations: [a, b]\nemissions:\n{rows}pairs: [[s0, s1]]\n"
+
+
+def test_absorbing_states_are_kept_as_one_entry_each(tmp_path: Path) -> None:
+    """2,000 absorbing states: 2,000 stored entries, not a 2,000 × 2,000 matrix of Fractions
+    (which took 41 s to build and check); read back densely they are the identity."""
+    path = tmp_path / "many.yaml"
+    path.write_text(absorbing_model(2000))
+    model = load_hmm_file(path)
+    rows = model.hmm.transition
+    assert all(isinstance(r, SparseRow) and list(r.items()) == [(i, 1)] for i, r in enumerate(rows))
+    assert rows[5] == tuple(F(int(j == 5)) for j in range(2000))
+    saved = tmp_path / "many.json"
+    save_hmm_file(model, saved)
+    assert "transitions" not in json.loads(saved.read_text())  # absorbing is the default
+    assert load_hmm_file(saved).hmm == model.hmm
+
+
+class Limits:
+    """A state cap and a deadline, as faier.core.budget.Budget gives them."""
+
+    def __init__(self, max_states: int | None, expired: bool = False) -> None:
+        self.max_states = max_states
+        self.expired = expired
+
+    def check_time(self) -> None:
+        if self.expired:
+            raise BudgetExceeded("timeout of 1 s reached")
+
+
+def test_a_state_budget_refuses_a_model_before_building_it(tmp_path: Path) -> None:
+    path = tmp_path / "many.yaml"
+    path.write_text(absorbing_model(50))
+    with pytest.raises(BudgetExceeded, match=r"state budget of 49 .*declares 50 states"):
+        load_hmm_file(path, limits=Limits(49))
+    assert len(load_hmm_file(path, limits=Limits(50)).hmm.states) == 50
+    with pytest.raises(BudgetExceeded, match="timeout"):
+        load_hmm_file(path, limits=Limits(None, expired=True))
