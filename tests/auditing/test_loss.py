@@ -69,3 +69,15 @@ def test_a_single_laplace_under_delta_uses_its_hockey_stick() -> None:
     exact = 1 - math.exp((1 - 2) / 2)  # δ(1) of a Laplace shift of 2 scales
     assert decide(loss, Epsilon.parse("1"), Fraction(exact * 0.99)).violated
     assert not decide(loss, Epsilon.parse("1"), Fraction(exact * 1.01)).violated
+
+
+def test_released_draws_convict_beside_a_bound() -> None:
+    """One draw released as it is (exact) and one post-processed (a bound): the released one's
+    loss is a marginal's, a lower bound of the pair's, so it alone can convict."""
+    released = laplace(Fraction(3), Fraction(1))
+    hidden = Term("laplace", "f.py", 2, Fraction(1), Fraction(1), bound="post-processed")
+    loss = compose([released, hidden])
+    assert not loss.exact and loss.pure == 4
+    decision = decide(loss, Epsilon.parse("2"), Fraction(0))
+    assert decision.violated and "lower bound" in decision.detail
+    assert not decide(loss, Epsilon.parse("3.5"), Fraction(0)).violated
