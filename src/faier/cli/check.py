@@ -82,6 +82,7 @@ def check(
     check_report_path(report)
     with bad_input_exits(ImportError):
         from faier.logic import checker, loading
+        from faier.logic.parser import parse_formula
         from faier.report.check import render_check
 
         try:
@@ -94,11 +95,13 @@ def check(
 
         def work() -> CheckResult:
             started = time.perf_counter()
-            target = loading.load_model(model, given, overrides)
+            parsed = parse_formula(formula)
+            question = None if state else parsed.formula  # other states: the whole model
+            target = loading.load_model(model, given, overrides, question)
             built = time.perf_counter()
             relation = loading.load_neighbours(neighbors) if neighbors is not None else None
             result = checker.check(
-                target, formula, neighbours=relation, state=state or None, word_limit=words
+                target, parsed, neighbours=relation, state=state or None, word_limit=words
             )
             return replace(
                 result, seconds=time.perf_counter() - started, model_seconds=built - started

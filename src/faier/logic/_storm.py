@@ -21,6 +21,9 @@ from typing import Any, Literal
 from faier.errors import FaierError, SpecError
 from faier.logic.syntax import (
     And,
+    Atom,
+    Const,
+    Expression,
     Finally,
     Formula,
     Globally,
@@ -28,6 +31,8 @@ from faier.logic.syntax import (
     Next,
     Not,
     Or,
+    Prob,
+    Query,
     Until,
     is_state_formula,
     maximal_state_subformulas,
@@ -64,8 +69,8 @@ def to_fraction(value: Any) -> Fraction:
     return Fraction(str(value))
 
 
-def _wrap(node: Formula, labels: Mapping[Formula, str]) -> str:
-    text = storm_path(node, labels)
+def _wrap(node: Formula, labels: Mapping[Formula, str], quote: bool = True) -> str:
+    text = storm_path(node, labels, quote=quote)
     return text if node in labels else f"({text})"
 
 
@@ -73,30 +78,71 @@ def _steps(bound: int | None) -> str:
     return "" if bound is None else f"<={bound}"
 
 
-def storm_path(node: Formula, labels: Mapping[Formula, str]) -> str:
-    """Storm's text for a path formula whose state subformulas are the given labels."""
+def storm_path(node: Formula, labels: Mapping[Formula, str], *, quote: bool = True) -> str:
+    """Storm's text for a path formula whose state subformulas are the given labels
+    (``quote=False``: given as Storm's own text for them)."""
     if node in labels:
-        return f'"{labels[node]}"'
+        return f'"{labels[node]}"' if quote else labels[node]
     if isinstance(node, Not):
-        return f"!{_wrap(node.operand, labels)}"
+        return f"!{_wrap(node.operand, labels, quote)}"
     if isinstance(node, And):
-        return f"{_wrap(node.left, labels)} & {_wrap(node.right, labels)}"
+        return f"{_wrap(node.left, labels, quote)} & {_wrap(node.right, labels, quote)}"
     if isinstance(node, Or):
-        return f"{_wrap(node.left, labels)} | {_wrap(node.right, labels)}"
+        return f"{_wrap(node.left, labels, quote)} | {_wrap(node.right, labels, quote)}"
     if isinstance(node, Implies):
-        return f"!{_wrap(node.left, labels)} | {_wrap(node.right, labels)}"
+        return f"!{_wrap(node.left, labels, quote)} | {_wrap(node.right, labels, quote)}"
     if isinstance(node, Next):
-        return f"X {_wrap(node.operand, labels)}"
+        return f"X {_wrap(node.operand, labels, quote)}"
     if isinstance(node, Until):
-        left, right = _wrap(node.left, labels), _wrap(node.right, labels)
+        left, right = _wrap(node.left, labels, quote), _wrap(node.right, labels, quote)
         return f"{left} U{_steps(node.bound)} {right}"
     if isinstance(node, Finally):
-        return f"F{_steps(node.bound)} {_wrap(node.operand, labels)}"
+        return f"F{_steps(node.bound)} {_wrap(node.operand, labels, quote)}"
     if isinstance(node, Globally):
         if node.bound is None:
-            return f"G {_wrap(node.operand, labels)}"
-        return f"!(F<={node.bound} !{_wrap(node.operand, labels)})"
+            return f"G {_wrap(node.operand, labels, quote)}"
+        return f"!(F<={node.bound} !{_wrap(node.operand, labels, quote)})"
     raise AssertionError(f"not a path formula over labels: {node!r}")
+
+
+def storm_question(root: Formula, is_label: Callable[[str], bool]) -> str | None:
+    """Storm's text for ``root`` when it is P over one operator on state formulas without
+    P or D inside (``Pmax=? [F (x = 2)]``): a question Storm may build its model for,
+    exploring only what it needs.  None for anything else."""
+    if not isinstance(root, Prob):
+        return None
+    leaves = maximal_state_subformulas(root.path)
+    texts: dict[Formula, str] = {}
+    for leaf in leaves:
+        text = _state_text(leaf, is_label)
+        if text is None:
+            return None
+        texts[leaf] = text
+    if not _pctl(root.path, texts):
+        return None
+    kind = root.test.kind if isinstance(root.test, Query) else "P"
+    return f"{kind}=? [{storm_path(root.path, texts, quote=False)}]"
+
+
+def _state_text(node: Formula, is_label: Callable[[str], bool]) -> str | None:
+    """A state formula without P or D in Storm's syntax (labels quoted, variables bare)."""
+    if isinstance(node, Atom):
+        return f'"{node.name}"' if is_label(node.name) else node.name
+    if isinstance(node, Expression):
+        return f"({node.text})"
+    if isinstance(node, Const):
+        return "true" if node.value else "false"
+    if isinstance(node, Not):
+        inner = _state_text(node.operand, is_label)
+        return None if inner is None else f"!({inner})"
+    if isinstance(node, And | Or | Implies):
+        left, right = _state_text(node.left, is_label), _state_text(node.right, is_label)
+        if left is None or right is None:
+            return None
+        if isinstance(node, Implies):
+            return f"(!({left}) | ({right}))"
+        return f"(({left}) {'&' if isinstance(node, And) else '|'} ({right}))"
+    return None
 
 
 LTL_BOUND_LIMIT = 1000

@@ -15,6 +15,7 @@ from faier.logic import files, prism
 from faier.logic.examples import LOGIC_EXAMPLES, build_example
 from faier.logic.models import LogicModel
 from faier.logic.neighbours import NeighbourSpec, neighbour_spec_from_data, parse_neighbour_spec
+from faier.logic.syntax import Formula
 from faier.model.files import read_document_file
 
 
@@ -22,10 +23,14 @@ def load_model(
     target: str,
     settings: Mapping[str, str] | None = None,
     overrides: Mapping[str, str] | None = None,
+    question: Formula | None = None,
 ) -> LogicModel:
     """The model a target names; ``settings`` are example parameters or PRISM constants.
 
     ``overrides`` (``--const``) may replace constants a PRISM file defines.
+    ``question``: a PRISM file is built for this formula alone where Storm
+    can explore only what it needs (see :func:`faier.logic.prism.load_prism`):
+    the model then answers it in its initial states and nothing else.
     """
     given = dict(settings or {})
     suffix = Path(target).suffix.lower()
@@ -37,7 +42,7 @@ def load_model(
     if target in LOGIC_EXAMPLES:
         return build_example(target, given)
     if suffix in prism.SUFFIXES:
-        return prism.load_prism(target, given, overrides)
+        return prism.load_prism(target, given, overrides, question)
     if suffix in prism.JANI_SUFFIXES:
         return prism.load_jani(target, given, overrides)
     if suffix in files.SUFFIXES:

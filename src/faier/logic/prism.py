@@ -20,11 +20,19 @@ from pathlib import Path
 from typing import Any, Literal
 
 from faier.errors import FaierError, ModelError
-from faier.logic._storm import StormChoices, StormRows, choice_names, stormpy, to_fraction
+from faier.logic._storm import (
+    StormChoices,
+    StormRows,
+    choice_names,
+    storm_question,
+    stormpy,
+    to_fraction,
+)
 from faier.logic.definitions import prism_definitions
 from faier.logic.expressions import Term, Valuations
 from faier.logic.jani_checks import check_divisions
 from faier.logic.models import LogicModel, logic_model
+from faier.logic.syntax import Formula
 from faier.model.chains import MDP, MarkovChain
 from faier.model.files import read_document, read_text_file
 from faier.model.probability import parse_number
@@ -155,12 +163,17 @@ def load_prism(
     path: str | Path,
     constants: Mapping[str, str] | None = None,
     overrides: Mapping[str, str] | None = None,
+    question: Formula | None = None,
 ) -> LogicModel:
     """Build a PRISM DTMC or MDP exactly; states are named by their valuations.
 
     ``constants`` give the file's undefined constants (``--set``);
     ``overrides`` may also replace the ones it defines (``--const``, PRISM's
-    ``-const``).
+    ``-const``).  ``question``: the one formula the model is built for; when
+    it is P over one operator (:func:`~faier.logic._storm.storm_question`),
+    Storm explores only what it needs (states where the answer is already
+    known stay unexplored), so the model answers that question, in its
+    initial states, and no other.
     """
     source = str(path)
     text = read_text_file(Path(path), source)  # missing, a folder, not UTF-8: before Storm reads it
@@ -197,12 +210,34 @@ def load_prism(
             built, Path(path).stem, f"PRISM {kind}", given, rows, _choice_namer, definitions
         )
 
+    options = _directed_options(sp, defined, question) if question is not None else None
     try:
-        built = sp.build_model[sp.Rational](defined, options=_builder_options(sp))
+        built = sp.build_model[sp.Rational](defined, options=options or _builder_options(sp))
     except RuntimeError as exc:
         _own_row_error(exc, defined, assemble)
         raise _build_error(exc, program, defined, given) from None
     return assemble(built)
+
+
+def _directed_options(sp: Any, program: Any, question: Formula) -> Any:
+    """Storm's builder options for one question (property-directed: its labels, its
+    terminal states), with the valuations, choice labels and origins faier names by;
+    None when the question needs the full model."""
+    labels = {label.name for label in program.labels} | {"init", "deadlock"}
+    text = storm_question(question, labels.__contains__)
+    if text is None:
+        return None
+    try:
+        properties = sp.parse_properties(text, program)
+    except RuntimeError:
+        return None
+    options = sp.BuilderOptions([p.get_raw_formula() for p in properties])
+    options.set_build_all_labels(True)  # --neighbors may name any label
+    options.set_build_state_valuations(True)
+    options.set_build_choice_labels(True)
+    options.set_build_choice_origins(True)
+    options.set_exploration_checks(True)
+    return options
 
 
 def load_jani(
