@@ -71,6 +71,11 @@ Kinds and what is cross-checked:
   read by faier and by Storm's parser to the tree they were written from, or
   both refuse a damaged one; Storm's documented departures from PRISM's
   grammar (docs/DISCREPANCIES.md) are notes, not disagreements.
+- ``misbehave``: mechanisms that end the process, print, fork, signal,
+  recurse or allocate, through ``faier verify``/``epsilon``/``test``/``batch``
+  (``soundness_misbehave.py``): never a verdict exit code from a run that
+  misbehaved, the right answer from one that only printed or forked, and
+  stdout empty or one JSON document.
 
     .venv/bin/python benchmarks/soundness.py                   # default: 10 000 cases
     .venv/bin/python benchmarks/soundness.py --cases 500 --kinds hmm program
@@ -109,6 +114,7 @@ for _extra in (ROOT / "tests", ROOT / "tests" / "logic", ROOT / "benchmarks"):
     if str(_extra) not in sys.path:
         sys.path.append(str(_extra))
 
+import soundness_misbehave  # noqa: E402  (kind "misbehave": user code that ends the process)
 import soundness_models  # noqa: E402  (kind "models": PRISM vs JANI vs plain Storm)
 import soundness_properties  # noqa: E402  (kind "properties": faier's vs Storm's parser)
 
@@ -140,6 +146,7 @@ KINDS = (
     "discrete",
     "models",
     "properties",
+    "misbehave",
 )
 WEIGHTS = {
     "hmm": 3,
@@ -152,6 +159,7 @@ WEIGHTS = {
     "discrete": 1,
     "models": 1,
     "properties": 1,
+    "misbehave": 1,
 }
 """Share of each kind in a run (cheap kinds more often)."""
 TINY = F(1, 10**6)
@@ -2402,6 +2410,7 @@ RUNNERS: dict[str, Callable[[int, Rates, Checker], str]] = {
     "properties": lambda seed, _rates, check: soundness_properties.case_properties(
         seed, check, check.report.notes
     ),
+    "misbehave": lambda seed, _rates, check: soundness_misbehave.case_misbehave(seed, check),
 }
 
 

@@ -23,7 +23,7 @@ def soundness() -> ModuleType:
 
 
 def test_150_cases_across_kinds_agree(soundness: ModuleType) -> None:
-    noise = ("continuous", "gaussian", "discrete")  # their own tests below
+    noise = ("continuous", "gaussian", "discrete", "misbehave")  # their own tests below
     kinds = tuple(k for k in soundness.KINDS if k not in noise)
     jobs = soundness.schedule(kinds, 150, seed=2024)
     rates = soundness.Rates(smt=0.3, smt_free=0.2, cli=0.1, subprocess=0.0, tester=0.05)
@@ -193,5 +193,18 @@ def test_faier_and_storm_read_random_properties_alike(soundness: ModuleType) -> 
     jobs = [("properties", seed) for seed in range(300)]
     reports, _ = soundness.run_all(jobs, soundness.Rates(), workers=1, seconds=None)
     assert {"faier-parser", "storm-parser"} <= {e for r in reports for e in r.engines}
+    bad = [r for r in reports if r.disagreements]
+    assert not bad, soundness.summary(reports, 1.0, 0)
+
+
+def test_misbehaving_mechanisms_never_get_a_verdict(soundness: ModuleType) -> None:
+    """Kind ``misbehave``: one case of every misbehaviour (exit, kill, segfault, sys.exit,
+    recursion, allocation, SIGINT, print, fork) through verify, epsilon, test and batch."""
+    seeds = (1, 2, 4, 5, 7, 11, 12, 14, 19, 21, 24, 29)
+    jobs = [("misbehave", seed) for seed in seeds]
+    reports, _ = soundness.run_all(jobs, soundness.Rates(), workers=1, seconds=None)
+    cases = [soundness.soundness_misbehave.generate(seed) for seed in seeds]
+    assert {c.action for c in cases} == set(soundness.soundness_misbehave.ACTIONS)
+    assert {c.command for c in cases} == set(soundness.soundness_misbehave.COMMANDS)
     bad = [r for r in reports if r.disagreements]
     assert not bad, soundness.summary(reports, 1.0, 0)

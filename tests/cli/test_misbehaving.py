@@ -64,6 +64,7 @@ def test_a_mechanism_that_ends_the_process_is_exit_4_naming_it(
         ("exits", "raised SystemExit"),
         ("recurses", "raised RecursionError"),
         ("allocates", "raised MemoryError"),
+        ("interrupts", "raised KeyboardInterrupt (no Ctrl-C was pressed)"),
     ],
 )
 def test_exit_recursion_and_allocation_are_bad_input(

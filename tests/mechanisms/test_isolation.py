@@ -100,3 +100,11 @@ def test_sys_exit_in_user_code_is_a_mechanism_error() -> None:
         user_code("mechanism 'leaky'"),
     ):
         sys.exit(0)
+
+
+def test_an_interrupt_the_parent_never_saw_came_from_user_code() -> None:
+    """Outside an isolated child a KeyboardInterrupt may be Ctrl-C; inside, only if the
+    parent received one too (a terminal's Ctrl-C reaches both)."""
+    assert isolation.interrupt_requested()
+    assert call_isolated(isolation.interrupt_requested, forward_signals=True) is False
+    assert call_isolated(isolation.interrupt_requested) is False

@@ -21,6 +21,7 @@ from typing import Any
 
 from faier.batch.suite import Job
 from faier.errors import BudgetExceeded, InputError
+from faier.mechanisms.isolation import user_code
 from faier.results import ExitCode
 from faier.version import VERSION
 
@@ -72,7 +73,8 @@ def run_job(job: Job) -> dict[str, Any]:
 
     started = time.perf_counter()
     try:
-        report = _report(job)
+        with user_code():  # prints to stderr; a copy forked by the mechanism never writes
+            report = _report(job)
     except InputError as problem:
         return record(
             job,

@@ -19,6 +19,7 @@ from typing import Protocol, TypeVar
 import numpy as np
 
 from faier.errors import BudgetExceeded, InternalError, MechanismError, Unanswerable
+from faier.mechanisms import isolation
 from faier.mechanisms.continuous import Continuous
 from faier.mechanisms.decisions import Choices, advance
 from faier.model.distribution import Distribution
@@ -62,8 +63,13 @@ def guarded(name: str, call: Callable[..., R], *args: object) -> R:
         ) from exc
     except (BudgetExceeded, MechanismError, InternalError, Unanswerable):
         raise
-    except KeyboardInterrupt:
-        raise
+    except KeyboardInterrupt as exc:
+        if isolation.interrupt_requested():
+            raise
+        raise MechanismError(  # raised or signalled by the mechanism itself, not Ctrl-C
+            f"mechanism {name!r} raised KeyboardInterrupt (no Ctrl-C was pressed)",
+            fix="fix the mechanism so it runs on every input it is given",
+        ) from exc
     except BaseException as exc:  # user code may raise (or exit) anything
         raise MechanismError(
             f"mechanism {name!r} raised {type(exc).__name__}: {exc}",

@@ -39,8 +39,11 @@ from faier.errors import BudgetExceeded, FaierError, MechanismError
 R = TypeVar("R")
 
 _NOTE_BYTES = 4096
+_INTERRUPTED = _NOTE_BYTES - 1
+"""The page's last byte: 1 once the parent received an interrupt (``forward_signals``)."""
 _note_page: mmap.mmap | None = None
-"""In an isolated child: the page shared with the parent where :func:`note` writes."""
+"""In an isolated child: the page shared with the parent where :func:`note` writes; its
+last byte is the parent's :func:`interrupt_requested` mark."""
 
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _WATCHED = {*_FORWARDED, signal.SIGCHLD}
@@ -67,6 +70,19 @@ def can_isolate() -> bool:
     return hasattr(os, "fork")
 
 
+def interrupt_requested() -> bool:
+    """Whether a ``KeyboardInterrupt`` here may be the user's Ctrl-C (else user code raised it).
+
+    In a child of :func:`call_isolated` with ``forward_signals`` the parent
+    marks every interrupt it receives (a terminal's Ctrl-C reaches both);
+    one the parent never saw came from inside, from user code.  Without
+    ``forward_signals`` the parent handles Ctrl-C itself (it kills the
+    child): False.  Outside such a child nothing tells them apart: True.
+    """
+    page = _note_page
+    return page is None or page[_INTERRUPTED] == 1
+
+
 def note(text: str) -> None:
     """Record which user code this process runs now (read by the parent if it dies).
 
@@ -76,14 +92,14 @@ def note(text: str) -> None:
     page = _note_page
     if page is None:
         return
-    data = text.encode("utf-8", "replace")[: _NOTE_BYTES - 4]
+    data = text.encode("utf-8", "replace")[: _INTERRUPTED - 4]
     page[4 : 4 + len(data)] = data
     page[:4] = len(data).to_bytes(4, "little")
 
 
 def _read_note(page: mmap.mmap) -> str | None:
     size = int.from_bytes(page[:4], "little")
-    if not 0 < size <= _NOTE_BYTES - 4:
+    if not 0 < size <= _INTERRUPTED - 4:
         return None
     return page[4 : 4 + size].decode("utf-8", "replace")
 
@@ -112,6 +128,7 @@ def call_isolated(
     watching = forward_signals and threading.current_thread() is threading.main_thread()
     deadline = None if timeout is None else time.monotonic() + timeout
     page = mmap.mmap(-1, _NOTE_BYTES)
+    page[_INTERRUPTED] = 0  # unwatched, a Ctrl-C is the parent's: it kills the child
     with page, tempfile.TemporaryFile() as box:
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, _WATCHED) if watching else None
         try:
@@ -120,7 +137,7 @@ def call_isolated(
             if pid == 0:
                 _child(function, args, box, page, mask)
             if mask is not None:
-                status, received = _wait_watching(pid, deadline, timeout)
+                status, received = _wait_watching(pid, deadline, timeout, page)
             else:
                 status, received = _wait_polling(pid, deadline, timeout), None
         finally:
@@ -225,7 +242,7 @@ def _kill(pid: int, timeout: float | None) -> BudgetExceeded:
 
 
 def _wait_watching(
-    pid: int, deadline: float | None, timeout: float | None
+    pid: int, deadline: float | None, timeout: float | None, page: mmap.mmap
 ) -> tuple[int, int | None]:
     """Wait with the watched signals blocked; pass on those that another process sent."""
     received: int | None = None
@@ -242,6 +259,8 @@ def _wait_watching(
         if info is None or info.si_signo == signal.SIGCHLD:
             continue
         received = info.si_signo
+        if received == signal.SIGINT:
+            page[_INTERRUPTED] = 1
         if info.si_code <= 0:  # sent by a process (kill): the child has not seen it
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, info.si_signo)

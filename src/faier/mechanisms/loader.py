@@ -58,8 +58,16 @@ def load_module(path: Path) -> Any:
     try:
         spec.loader.exec_module(module)
         _note_helpers(set(sys.modules) - before, Path(folder))
-    except (KeyboardInterrupt, _LoadsItself):
+    except _LoadsItself:
         raise
+    except KeyboardInterrupt as exc:
+        if isolation.interrupt_requested():
+            raise
+        raise MechanismError(
+            "raised KeyboardInterrupt while loading (no Ctrl-C was pressed)",
+            where=place_in_file(exc, path),
+            fix="fix the error in the file",
+        ) from exc
     except BaseException as exc:  # sys.exit(1) (or any BaseException) must not pass for a verdict
         detail = f": {exc}" if str(exc) else ""
         raise MechanismError(

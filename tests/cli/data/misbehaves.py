@@ -56,3 +56,9 @@ def recurses(x, ctx):
 @faier.program(inputs=[0, 1])
 def allocates(x, ctx):
     return len([0] * (1 << 60)) + _answer(x, ctx)
+
+
+@faier.program(inputs=[0, 1])
+def interrupts(x, ctx):
+    os.kill(os.getpid(), signal.SIGINT)
+    return _answer(x, ctx)

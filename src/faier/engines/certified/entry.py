@@ -9,6 +9,7 @@ from faier.core.budget import Budget, hard_deadline
 from faier.core.engine import Backend, Progress, Question, Refusal
 from faier.core.options import Options
 from faier.core.problem import Problem
+from faier.mechanisms import isolation
 from faier.mechanisms.continuous import Continuous
 from faier.mechanisms.program import Program
 from faier.privacy.budget import Epsilon
@@ -47,7 +48,9 @@ def draws_noise(problem: Problem, timeout: float | None = None) -> bool:
     except _Found:
         return True
     except KeyboardInterrupt:
-        raise
+        if isolation.interrupt_requested():  # Ctrl-C, not the mechanism's own SIGINT
+            raise
+        return False
     except BaseException:  # user code may raise (or exit) anything; the engine that
         return False  # takes the problem reports the mechanism's own failure
     return False
