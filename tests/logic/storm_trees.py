@@ -37,6 +37,7 @@ from faier.logic.syntax import (
     Or,
     Prob,
     Query,
+    Reward,
     Until,
 )
 
@@ -46,6 +47,7 @@ _TOKEN = re.compile(
     r"""\s*(?:
     (?P<label>"[^"]*")
   | (?P<prob>P(?:min|max)?(?:=\?|<=|>=|<|>))
+  | (?P<reward>R(?:\{"[^"]*"\})?(?:min|max)?=\?)
   | (?P<bound>U(?:<=|<|>=|>)|U\[)
   | (?P<number>\d+(?:\.\d+)?(?:/\d+)?)
   | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
@@ -128,6 +130,8 @@ class _Reader:
             return node
         if token.startswith("P"):
             return self.probability(token)
+        if token.startswith("R") and token.endswith("=?"):
+            return self.reward(token)
         if token.startswith('"'):
             return ("name", token[1:-1])
         if token in ("true", "false"):
@@ -157,6 +161,20 @@ class _Reader:
         path = self.level()
         self.take("]")
         return ("P", kind, bound, path)
+
+    def reward(self, token: str) -> Canon:
+        found = re.fullmatch(r'R(?:\{"([^"]*)"\})?(min|max)?=\?', token)
+        assert found is not None
+        self.take("[")
+        if self.peek() == "C":
+            self.take()
+            self.take("<=")
+            path: Canon = ("C", ("num", Fraction(self.take())))
+        else:
+            self.take("F")
+            path = ("F", self.level())
+        self.take("]")
+        return ("R", found.group(1), found.group(2), path)
 
 
 def storm_tree(text: str) -> Canon:
@@ -204,6 +222,10 @@ def _faier(node: Formula) -> Canon:
         if isinstance(test, Bound):
             return ("P", None, (test.op, test.value), _faier(node.path))
         return ("P-interval", test, _faier(node.path))
+    if isinstance(node, Reward):
+        if node.target is None:
+            return ("R", node.structure, node.optimum, ("C", ("num", Fraction(node.steps or 0))))
+        return ("R", node.structure, node.optimum, ("F", _faier(node.target)))
     assert isinstance(node, Diff)
     return ("D", node.epsilon.text, node.delta, _faier(node.path))
 
@@ -240,6 +262,8 @@ def normal(node: Canon) -> Canon:
         return ("U", normal(node[1]), normal(node[2]), bound)
     if kind == "P":
         return ("P", node[1], node[2], normal(node[3]))
+    if kind == "R":
+        return ("R", node[1], node[2], normal(node[3]))
     if kind == "call":
         args = tuple(normal(a) for a in node[2])
         if all(a[0] == "num" for a in args) and node[1] in ("min", "max"):

@@ -301,9 +301,6 @@ def test_deep_formulas_are_bad_input_in_the_cli(text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "column", "named"),
     [
-        ("R=? [F done]", 1, "rewards (R)"),
-        ('R{"steps"}min=? [F done]', 1, "rewards (R)"),
-        ("P>=1/2 [F a] & Rmax<=3 [F done]", 16, "rewards (R)"),
         ("S=? [done]", 1, "steady-state probabilities (S)"),
         ("LRA>=1/2 [done]", 1, "long-run averages (LRA)"),
         ('T=? [F "Done"]', 1, "expected times (T)"),
@@ -315,6 +312,17 @@ def test_prism_operators_outside_dpctl_are_named(text: str, column: int, named: 
     assert caught.value.where == f"formula, column {column}"
     assert caught.value.message == f"{named} are not part of dpCTL*"
     assert "faier checks P and D operators" in (caught.value.fix or "")
+
+
+@pytest.mark.parametrize(
+    ("text", "column"),
+    [("P>=1/2 [F a] & Rmax<=3 [F done]", 16), ("R>=3 [F done]", 1), ("!R=? [F done]", 2)],
+)
+def test_rewards_are_read_only_as_the_whole_question(text: str, column: int) -> None:
+    with pytest.raises(FormulaError) as caught:
+        parse(text)
+    assert caught.value.where == f"formula, column {column}"
+    assert caught.value.message == "rewards (R) are read only as the whole question"
 
 
 def test_labels_named_r_or_s_are_still_labels() -> None:

@@ -19,6 +19,7 @@ from faier.logic.neighbours import NeighbourRelation, NeighbourSpec, matching_va
 from faier.logic.outcome import CheckResult, Closeness, OperatorReport
 from faier.logic.parser import ParsedFormula, parse_formula
 from faier.logic.printer import format_formula
+from faier.logic.rewards import expected_rewards, structure_name
 from faier.logic.syntax import (
     And,
     Atom,
@@ -29,6 +30,7 @@ from faier.logic.syntax import (
     Or,
     Prob,
     Query,
+    Reward,
     walk,
 )
 from faier.mechanisms.isolation import call_isolated
@@ -71,6 +73,8 @@ def check(
     focus = _focus(model, state)
     _validate(model, parsed)
     root = parsed.formula
+    if isinstance(root, Reward):  # the target is needed in every state, not only the asked ones
+        return _rewards(model, Evaluator(model, word_limit, focus), root, focus, started)
     evaluator = Evaluator(model, word_limit, focus, root)
     if isinstance(root, Prob) and isinstance(root.test, Query):
         optimum: Optimum = _OPTIMUM[root.test.kind]
@@ -141,6 +145,37 @@ def within(
             reason=exc.reason,
             seconds=time.perf_counter() - started,
         )
+
+
+def _rewards(
+    model: LogicModel,
+    evaluator: Evaluator,
+    root: Reward,
+    focus: tuple[str, ...],
+    started: float,
+) -> CheckResult:
+    """``R=? [F φ]`` or ``R=? [C<=k]``: each asked state's exact expected reward."""
+    target = None
+    reason = None
+    if root.target is not None:
+        truth = evaluator.truth(root.target)
+        target = truth.sat
+        if len(truth.sat) + len(truth.unsat) < len(model.system.states):
+            reason = f"the target {format_formula(root.target)} is undecided in some states"
+    values = () if reason else tuple(expected_rewards(model, root, target, focus).items())
+    return CheckResult(
+        model.name,
+        model.kind,
+        format_formula(root),
+        model.neighbours.describe(),
+        (),
+        Verdict.UNKNOWN if reason else None,
+        _reports(evaluator, ParsedFormula(root, ""), focus),
+        values,
+        reason=reason,
+        seconds=time.perf_counter() - started,
+        quantity="expected reward",
+    )
 
 
 def probabilities(
@@ -214,6 +249,17 @@ def _validate(model: LogicModel, parsed: ParsedFormula) -> None:
                 "D compares each state with its neighbours, but no neighbour relation is given",
                 "give one, e.g. --neighbors 'a~b' or --neighbors '@in0~@in1'",
             )
+        if isinstance(node, Reward):
+            if node.optimum is None and isinstance(model.system, MDP):
+                raise parsed.error(
+                    path,
+                    "on an MDP the expected reward depends on the scheduler",
+                    "ask Rmin=? [...] or Rmax=? [...]",
+                )
+            try:
+                structure_name(model, node)
+            except SpecError as exc:
+                raise parsed.error(path, exc.message, exc.fix) from None
         if (
             isinstance(node, Prob)
             and isinstance(node.test, Query)

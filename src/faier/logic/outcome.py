@@ -206,13 +206,16 @@ class CheckResult:
     states: tuple[tuple[str, Verdict], ...]
     verdict: Verdict | None
     operators: tuple[OperatorReport, ...] = ()
-    values: tuple[tuple[str, Fraction], ...] = ()
+    values: tuple[tuple[str, Fraction | float], ...] = ()
+    """A question's answer per state (``math.inf``: an infinite expected reward)."""
     witness: Closeness | None = None
     reason: str | None = None
     seconds: float = 0.0
     model_seconds: float = 0.0
     """Of ``seconds``, the time spent building the model (0 when it was given built)."""
     size: ModelSize | None = None
+    quantity: str = "probability"
+    """What ``values`` hold: probabilities, or an ``R=?`` question's expected rewards."""
 
     @property
     def exit_code(self) -> int:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
 from types import FrameType
-from typing import Any, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import (
@@ -60,6 +60,7 @@ from faier.logic.syntax import (
     Or,
     Prob,
     Query,
+    Reward,
     Until,
     children,
     walk,
@@ -310,6 +311,10 @@ def parse_formula(text: str, *, path: bool = False) -> ParsedFormula:
     if not isinstance(text, str) or not text.strip():
         raise FormulaError("the formula is empty", where="formula", fix="write e.g. 'P>=0.5 [F a]'")
     _check_brackets(text)
+    if not path:
+        reward = _reward_question(text)
+        if reward is not None:
+            return reward
     _check_unsupported(text)
     try:
         tree = _parser().parse(text)
@@ -332,6 +337,68 @@ def parse_formula(text: str, *, path: bool = False) -> ParsedFormula:
     parsed = ParsedFormula(formula, text, positions, name)
     _check_structure(parsed, state=not path)
     return parsed
+
+
+_REWARD_QUESTION = re.compile(
+    r'\A(?P<head>\s*(?:"(?P<name>(?:\\.|[^"\\\n])*)"\s*:\s*)?)R'
+    r'(?:\{\s*"(?P<structure>[^"]*)"\s*\})?\s*(?P<optimum>min|max)?\s*=\s*\?\s*\[',
+    re.DOTALL,
+)
+"""The head of a top-level reward question: ``"name": R{"time"}min=? [``."""
+_REWARD_TAIL = re.compile(r"\]\s*;?\s*\Z")
+_CUMULATIVE = re.compile(r"\A\s*C\s*<=\s*(\d+)\s*\Z")
+_EVENTUALLY = re.compile(r"\A\s*F(?![A-Za-z0-9_])")
+
+
+def _reward_question(text: str) -> ParsedFormula | None:
+    """``R=? [F φ]`` or ``R=? [C<=k]`` as the whole formula, else None.
+
+    φ is read as a state formula in place (the text around it blanked, so
+    its columns stay the columns of ``text``).
+    """
+    head = _REWARD_QUESTION.match(text)
+    tail = _REWARD_TAIL.search(text)
+    if head is None or tail is None or tail.start() < head.end():
+        return None
+    inner = text[head.end() : tail.start()]
+    start = _position(text, head.end("head"))
+    optimum = cast(Literal["min", "max"] | None, head.group("optimum"))
+    structure, name = head.group("structure"), head.group("name")
+    cumulative = _CUMULATIVE.match(inner)
+    if cumulative:
+        reward = Reward(None, int(cumulative.group(1)), structure, optimum)
+        return ParsedFormula(reward, text, {(): start}, name)
+    named = re.match(r"\A\s*C\s*<=\s*([A-Za-z_][A-Za-z0-9_]*)\s*\Z", inner)
+    if named:
+        raise _error(
+            text,
+            _position(text, head.end() + named.start(1)),
+            f"step bound {named.group(1)} is a constant, not a number",
+            f"write its value, e.g. C<=10 for --const {named.group(1)}=10",
+        )
+    eventually = _EVENTUALLY.match(inner)
+    if eventually is None:
+        raise _error(
+            text,
+            _position(text, head.end()),
+            "faier computes the expected reward until a target (F φ) or within k steps (C<=k)",
+            "write R=? [F done] or R=? [C<=10]; compute other rewards with Storm or PRISM",
+        )
+    begin = head.end() + eventually.end()
+    blanked = "".join(c if c == "\n" else " " for c in text[:begin])
+    blanked += text[begin : tail.start()]
+    blanked += "".join(c if c == "\n" else " " for c in text[tail.start() :])
+    target = parse_formula(blanked)
+    reward = Reward(target.formula, None, structure, optimum)
+    positions = {(0, *place): where for place, where in target.positions.items()}
+    parsed = ParsedFormula(reward, text, {(): start, **positions}, name)
+    _check_structure(parsed, state=True)
+    return parsed
+
+
+def _position(text: str, offset: int) -> Position:
+    line = text.count("\n", 0, offset) + 1
+    return Position(line, offset - (text.rfind("\n", 0, offset) + 1) + 1)
 
 
 def parse(text: str, *, path: bool = False) -> Formula:
@@ -512,7 +579,16 @@ def _check_unsupported(text: str) -> None:
     """PRISM operators outside dpCTL*: one message that names them, not a bare parse error."""
     found: list[tuple[int, str, str]] = []
     operator = _OPERATORS_OUTSIDE.search(text)
-    if operator:
+    if operator and operator.group(1) == "R":
+        found.append(
+            (
+                operator.start(),
+                "rewards (R) are read only as the whole question",
+                "ask R=? [F φ] or R=? [C<=k] alone (Rmin=?, Rmax=? on an MDP); "
+                "compare the value yourself, or use Storm or PRISM",
+            )
+        )
+    elif operator:
         found.append(
             (
                 operator.start(),
@@ -779,6 +855,12 @@ def _check_structure(parsed: ParsedFormula, *, state: bool) -> None:
     root = parsed.formula
 
     def visit(node: Formula, path: tuple[int, ...], state_level: bool) -> None:
+        if isinstance(node, Reward) and path:
+            raise parsed.error(
+                path,
+                "R=? asks for an expected reward and has no truth value",
+                "use it only as the whole formula",
+            )
         if isinstance(node, Prob) and isinstance(node.test, Query) and path:
             raise parsed.error(
                 path,

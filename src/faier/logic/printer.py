@@ -31,6 +31,7 @@ from faier.logic.syntax import (
     Or,
     Prob,
     Query,
+    Reward,
     Until,
 )
 
@@ -60,6 +61,15 @@ def format_number(value: Fraction) -> str:
     if scaled.denominator == 1:
         return f"{value.numerator / value.denominator:.4f}".rstrip("0")
     return str(value)
+
+
+def format_reward(node: Reward) -> str:
+    """``R{"time"}min=? [F done]`` or ``R=? [C<=10]``, as PRISM writes it."""
+    name = "" if node.structure is None else '{"' + node.structure + '"}'
+    question = f"R{name}{node.optimum or ''}=?"
+    if node.target is None:
+        return f"{question} [C<={node.steps}]"
+    return f"{question} [F {_argument(node.target)}]"
 
 
 def _bound(bound: int | None) -> str:
@@ -119,6 +129,8 @@ def _render(node: Formula, open_right: bool) -> tuple[str, int]:
         return f"G{_bound(node.bound)} {_argument(node.operand)}", _PREFIX
     if isinstance(node, Prob):
         return f"{_test(node.test)} [{_show(node.path, 0, open_right=True)}]", _PRIMARY
+    if isinstance(node, Reward):
+        return format_reward(node), _PRIMARY
     assert isinstance(node, Diff)
     delta = format_number(node.delta)
     path = _show(node.path, 0, open_right=True)

@@ -220,6 +220,29 @@ class Diff:
         _check_probability(self.delta, "δ")
 
 
+@dataclass(frozen=True)
+class Reward:
+    """PRISM's ``R=? [F φ]`` (the expected reward until φ) or ``R=? [C<=k]`` (in k steps).
+
+    A question like ``P=?``, only as the whole formula; ``structure`` names
+    one of the model's reward structures (``R{"time"}``), ``optimum`` is
+    ``min``/``max`` on an MDP.
+    """
+
+    target: Formula | None
+    steps: int | None = None
+    structure: str | None = None
+    optimum: Literal["min", "max"] | None = None
+
+    def __post_init__(self) -> None:
+        if (self.target is None) == (self.steps is None):
+            raise SpecError(
+                "a reward question has a target (F φ) or a step bound (C<=k)",
+                fix="write R=? [F done] or R=? [C<=10]",
+            )
+        _check_steps(self.steps)
+
+
 Formula: TypeAlias = (
     Atom
     | Expression
@@ -234,9 +257,10 @@ Formula: TypeAlias = (
     | Globally
     | Prob
     | Diff
+    | Reward
 )
 TEMPORAL = (Next, Until, Finally, Globally)
-OPERATORS = (Prob, Diff)
+OPERATORS = (Prob, Diff, Reward)
 
 
 def children(formula: Formula) -> tuple[Formula, ...]:
@@ -247,6 +271,8 @@ def children(formula: Formula) -> tuple[Formula, ...]:
         return (formula.operand,)
     if isinstance(formula, And | Or | Implies | Until):
         return (formula.left, formula.right)
+    if isinstance(formula, Reward):
+        return () if formula.target is None else (formula.target,)
     return (formula.path,)
 
 

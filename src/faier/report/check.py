@@ -83,10 +83,13 @@ def render_check(result: CheckResult, console: Console) -> None:
     if result.verdict is None:
         values = Table(title="values", title_justify="left")
         values.add_column("state")
-        values.add_column("probability", overflow="fold")
+        values.add_column(result.quantity, overflow="fold")
         values.add_column("≈")
         for name, value in result.values:
-            values.add_row(name, str(value), _decimal(value))
+            if isinstance(value, float):  # an infinite expected reward
+                values.add_row(name, "∞", "∞")
+            else:
+                values.add_row(name, str(value), _decimal(value))
         console.print(values)
     elif result.states:
         states = Table(title="states", title_justify="left")

@@ -67,7 +67,9 @@ def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _number(value: Fraction) -> str:
+def _number(value: Fraction | float) -> str:
+    if isinstance(value, float):  # an infinite expected reward
+        return "∞"
     text = str(value)
     if len(text) > 40:
         return f"≈ {float(value):.8g}"
