@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from faier.results import Enclosure, Loss, Result, natural_log
+from faier.results import Enclosure, Loss, Result, approximately, natural_log, saturated
 
 finite = st.floats(min_value=1e-300, max_value=1e300, allow_nan=False, allow_infinity=False)
 
@@ -83,3 +83,13 @@ def test_a_certified_result_fills_epsilon_star_from_its_enclosure() -> None:
     assert settled.to_json()["epsilon_star"]["ratio"] is None
     lower_only = Result("t", "dp", "certified", enclosure=Enclosure(0.5, math.inf))
     assert lower_only.epsilon_star is None and lower_only.exit_code == 3
+
+
+def test_approximations_of_exact_values_past_the_float_range() -> None:
+    assert approximately(Fraction(5 * 10**399), 8) == "5e+399"
+    assert approximately(Fraction(-1, 10**400)) == "-1e-400"
+    assert approximately(Fraction(1, 3)) == f"{1 / 3:.6g}"
+    assert approximately(Fraction(12345678)) == f"{12345678.0:.6g}"
+    assert approximately(Fraction(0)) == "0"
+    assert saturated(Fraction(10**400)) == math.inf and saturated(Fraction(-(10**400))) == -math.inf
+    assert saturated(Fraction(1, 4)) == 0.25

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from decimal import MAX_EMAX, MIN_EMIN, ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from enum import Enum, IntEnum
 from fractions import Fraction
 from typing import Any, Protocol, runtime_checkable
@@ -110,6 +110,26 @@ def natural_log(ratio: Fraction) -> float:
     shift = p.bit_length() - q.bit_length()
     scaled = Fraction(p, q << shift) if shift >= 0 else Fraction(p << -shift, q)
     return shift * math.log(2) + math.log1p(float(scaled - 1))
+
+
+def approximately(value: Fraction, digits: int = 6) -> str:
+    """An exact rational to ``digits`` significant digits (``5e+399``, ``1e-400``), through
+    decimal arithmetic: a float would overflow or underflow where the value does not."""
+    if value == 0 or Fraction(1, 10**300) < abs(value) < 10**300:
+        return format(float(value), f".{digits}g")
+    with localcontext() as context:
+        context.prec = digits
+        context.Emax, context.Emin = MAX_EMAX, MIN_EMIN
+        shown = (Decimal(value.numerator) / Decimal(value.denominator)).normalize()
+    return format(shown, f".{digits}g")
+
+
+def saturated(value: Fraction) -> float:
+    """A float for plotting: ±inf past the float range (never an OverflowError)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 @dataclass(frozen=True, order=True)

@@ -392,6 +392,11 @@ def test_a_ratio_past_the_float_range_is_printed_and_serialised(tmp_path: Path) 
     assert text.exit_code == 0 and "≈ 920.3409" in text.output
     assert run_json("verify", str(path), "--epsilon", "920", code=1)["verdict"] == "violated"
     assert run_json("verify", str(path), "--epsilon", "921")["verdict"] == "holds"
+    page = tmp_path / "huge.html"
+    assert run("verify", str(path), "--epsilon", "1", "--report", str(page)).exit_code == 1
+    assert "≈ 5e+399 = e^920.341" in page.read_text()
+    pld = run("pld", str(path))
+    assert pld.exit_code == 0 and "≈ 1e-400" in pld.output and "920.3409" in pld.output
 
 
 def test_limits_count_loading_a_model_file(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 
 from faier.errors import BudgetExceeded, SpecError
 from faier.privacy.budget import Epsilon, parse_delta
-from faier.results import Loss
+from faier.results import Loss, approximately
 
 MAX_ATOMS = 2_000_000
 """Distinct loss values a composition may have before it stops (a budget, not a verdict)."""
@@ -101,7 +101,7 @@ class HockeyStick:
     def show(self) -> str:
         exact = self.exact
         if exact is not None:
-            return str(exact) if exact.denominator == 1 else f"{exact} ≈ {float(exact):.6g}"
+            return str(exact) if exact.denominator == 1 else f"{exact} ≈ {approximately(exact)}"
         return f"{self.p} − e^{self.epsilon}·{self.q} ≈ {self.value:.6g}"
 
     def to_json(self) -> dict[str, Any]:

@@ -18,6 +18,7 @@ import typer
 from faier.core.options import Options
 from faier.errors import BudgetExceeded, FaierError
 from faier.report.html import Extras
+from faier.results import natural_log, saturated
 
 ReportOption = Annotated[
     Path | None,
@@ -160,12 +161,12 @@ def _profile(plds: list[Any]) -> tuple[tuple[float, float], ...]:
     if not plds:
         return ()
     tops = [a.ratio for p in plds for a in p.atoms if a.ratio is not None and a.p > 0]
-    top = max([math.log(r) for r in tops if r >= 1] or [1.0])
+    top = max([natural_log(r) for r in tops if r >= 1] or [1.0])
     grid = np.linspace(0.0, top * 1.1, 81)
     thresholds = np.exp(grid)[:, None]
     worst = np.zeros(len(grid))
     for pld in plds:
-        ratio = np.array([math.inf if a.ratio is None else float(a.ratio) for a in pld.atoms])
+        ratio = np.array([math.inf if a.ratio is None else saturated(a.ratio) for a in pld.atoms])
         p = np.array([float(a.p) for a in pld.atoms])
         q = np.array([float(a.q) for a in pld.atoms])
         above = ratio[None, :] > thresholds

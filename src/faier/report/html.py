@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from faier.errors import InputError
-from faier.results import Loss, Result, Witness
+from faier.results import Loss, Result, Witness, approximately
 from faier.version import VERSION
 
 MAX_BARS = 40
@@ -72,8 +72,8 @@ def _number(value: Fraction | float) -> str:
         return "∞"
     text = str(value)
     if len(text) > 40:
-        return f"≈ {float(value):.8g}"
-    return text if value.denominator == 1 else f"{text} ≈ {float(value):.6g}"
+        return f"≈ {approximately(value, 8)}"
+    return text if value.denominator == 1 else f"{text} ≈ {approximately(value)}"
 
 
 def _value(value: Any) -> str:
@@ -623,9 +623,7 @@ def _verdict_text(line: dict[str, Any]) -> str:
 
 def _delta_at(pld: Any, eps: float) -> float:
     t = math.exp(eps)
-    return sum(
-        float(a.p) - t * float(a.q) for a in pld.atoms if a.ratio is None or float(a.ratio) > t
-    )
+    return sum(float(a.p) - t * float(a.q) for a in pld.atoms if a.ratio is None or a.ratio > t)
 
 
 def _body(report: Any, extras: Extras) -> tuple[str, str]:

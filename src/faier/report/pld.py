@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from rich.console import Console
 from rich.table import Table
 
 from faier.accounting.pld import LossAtom, ln_value
 from faier.accounting.report import PLDReport
+from faier.results import approximately
 
 MAX_ROWS = 40
 
@@ -22,7 +25,9 @@ def _loss(atom: LossAtom) -> str:
 
 def _mass(value: object) -> str:
     text = str(value)
-    return text if len(text) <= 28 else f"≈ {float(value):.6g}"  # type: ignore[arg-type]
+    if len(text) <= 28:
+        return text
+    return f"≈ {approximately(value) if isinstance(value, Fraction) else text}"
 
 
 def loss_table(report: PLDReport) -> Table:
