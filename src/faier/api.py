@@ -609,16 +609,15 @@ def _for_every_input(
     """Under ``auto``, a claim that holds on the grid is tried for every input by the
     alignment engine (docs/PROOFS.md); its proof is added, else the grid result stands."""
     alignment = registry.get("alignment")
+    widen = getattr(alignment, "widen", None)
     try:
-        if alignment.refusal(problem, options, "verify") is not None:
+        if widen is None or alignment.refusal(problem, options, "verify") is not None:
             return grid
         proved = _bounded(
             problem,
             options,
             claim,
-            lambda: _located(
-                target, problem, lambda: alignment.verify(problem, claim, options, None)
-            ),
+            lambda: _located(target, problem, lambda: widen(problem, claim, options)),
         )
     except InputError:  # a shape the alignment engine does not take (scalar inputs): no proof
         return grid

@@ -84,3 +84,26 @@ def test_a_claim_below_the_proof_is_not_proved() -> None:
 def test_epsilon_is_refused() -> None:
     with pytest.raises(faier.errors.SpecError, match="computes no ε"):
         faier.epsilon(_problem(svt), engine="alignment")
+
+
+def test_auto_adds_the_proof_to_a_claim_that_holds_on_the_grid() -> None:
+    result = faier.verify(_problem(svt), "1")
+    assert result.verdict is Verdict.HOLDS
+    assert "grid" in result.privacy  # the certified engine's verdict, scope widened
+    assert result.proof is not None and result.to_json()["scope"] == "all inputs"
+    assert result.proof.data["queries"] == "every n"
+
+
+def test_auto_keeps_the_grid_verdict_when_the_proof_would_take_long() -> None:
+    @faier.program(inputs=faier.grid(6, 1))
+    def long_max(q, ctx):  # type: ignore[no-untyped-def]
+        noisy = [a + ctx.draw(faier.laplace(0, 2)) for a in q]
+        best = 0
+        for i in range(1, len(noisy)):
+            if noisy[i] > noisy[best]:
+                best = i
+        return best
+
+    result = faier.verify(_problem(long_max), "1")  # 32 paths: more than auto tries
+    assert result.verdict is Verdict.HOLDS
+    assert result.proof is None

@@ -42,6 +42,10 @@ from faier.privacy.specs import DifferentialPrivacy
 from faier.results import Proof, Result, Statistics, Verdict
 
 MAX_PATHS = 4096
+WIDEN_PATHS = 16
+WIDEN_SECONDS = 5.0
+"""Under ``auto`` a claim that holds on the grid is tried here with these limits (and no
+refutation: the grid already holds), so a proof costs little and a long one is skipped."""
 
 
 def epsilon_lower(eps: Epsilon) -> Fraction:
@@ -86,10 +90,10 @@ def queries(program: Program[object]) -> int:
     return len(first)
 
 
-def _paths(program: Program[object], n: int) -> tuple[execute.Path, ...]:
-    found = tuple(execute.paths(program.body, n, integer=False, max_paths=MAX_PATHS))
+def _paths(program: Program[object], n: int, limit: int) -> tuple[execute.Path, ...]:
+    found = tuple(execute.paths(program.body, n, integer=False, max_paths=limit))
     if any(d.kind == "discrete_laplace" for p in found for d in p.draws):
-        return tuple(execute.paths(program.body, n, integer=True, max_paths=MAX_PATHS))
+        return tuple(execute.paths(program.body, n, integer=True, max_paths=limit))
     return found
 
 
@@ -105,11 +109,14 @@ def _unknown(problem: Problem, eps: Epsilon, reason: str, started: float, method
     )
 
 
-def verify(problem: Problem, eps: Epsilon, options: Options) -> Result:
+def verify(problem: Problem, eps: Epsilon, options: Options, *, widen: bool = False) -> Result:
     """holds for every input (an alignment, re-checked by cvc5), violated (the certified
     engine's witness on a counterexample's inputs or the grid), or unknown."""
     started = time.perf_counter()
-    budget = Budget(options.timeout, options.max_states)
+    limit = options.timeout
+    if widen:
+        limit = WIDEN_SECONDS if limit is None else min(limit, WIDEN_SECONDS)
+    budget = Budget(limit, options.max_states)
     program = problem.mechanism
     assert isinstance(program, Program) and isinstance(problem.privacy, DifferentialPrivacy)
     relation = problem.privacy.neighbours
@@ -117,7 +124,7 @@ def verify(problem: Problem, eps: Epsilon, options: Options) -> Result:
     n = queries(program)
     method = "randomness alignment synthesised by CEGIS with z3 (CheckDP), re-checked by cvc5"
     try:
-        paths = _paths(program, n)
+        paths = _paths(program, n, WIDEN_PATHS if widen else MAX_PATHS)
     except (execute.Unsupported, NotAffine) as exc:
         return _unknown(problem, eps, f"not modelled: {exc.message}", started, method)
     except BudgetExceeded as exc:
@@ -141,6 +148,8 @@ def verify(problem: Problem, eps: Epsilon, options: Options) -> Result:
     except Undecided as exc:
         return _unknown(problem, eps, str(exc), started, method)
     tried = ", ".join(f"{o.family} ({o.rounds} rounds)" for o in outcomes)
+    if widen:
+        return _unknown(problem, eps, f"no alignment found ({tried})", started, method)
     found: list[Counterexample] = [c for o in outcomes for c in o.counterexamples]
     pairs = refute.candidate_pairs(found, relation)
     violated, where = refute.decide(problem, program, eps, pairs, options)

@@ -73,5 +73,12 @@ class AlignmentEngine:
 
         return engine.verify(problem, eps, options)
 
+    def widen(self, problem: Problem, eps: Epsilon, options: Options) -> Result:
+        """Try to prove, for every input, a claim that holds on the grid (``auto``): with a
+        few seconds and paths, and no refutation."""
+        from faier.engines.alignment import engine
+
+        return engine.verify(problem, eps, options, widen=True)
+
 
 ENGINE = AlignmentEngine()
