@@ -81,3 +81,22 @@ def test_a_missing_function_or_data_file_is_bad_input(numbers: Path, tmp_path: P
         ["audit", f"{CORPUS}:clipped_data_noised", "-e", "1", "--data", str(tmp_path / "x.csv")],
     )
     assert no_data.exit_code == 2 and "x.csv" in no_data.output
+
+
+def test_an_installed_module_function_is_a_target(numbers: Path) -> None:
+    pytest.importorskip("diffprivlib")
+    args = ["audit", "diffprivlib.tools:mean", "-e", "1", "--data", str(numbers)]
+    result = runner.invoke(app, [*args, "--arg", "epsilon=1", "--arg", "bounds=(0, 1)", "--json"])
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.stdout)
+    assert data["witness"]["change"] == "add nan"
+    assert data["witness"]["loss"]["epsilon_star"] == "inf"
+
+
+def test_the_terminal_table_names_the_witness_line(numbers: Path) -> None:
+    result = runner.invoke(
+        app, ["audit", f"{CORPUS}:budget_spent_twice", "-e", "1", "--data", str(numbers)]
+    )
+    assert result.exit_code == 1
+    assert "witness" in result.stdout and "audit_corpus.py:" in result.stdout
+    assert "ε* of the pair" in result.stdout and "(exact)" in result.stdout

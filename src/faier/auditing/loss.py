@@ -135,7 +135,7 @@ def _rational(value: Fraction) -> str:
     if value.denominator == 1 or len(str(value)) <= 24:
         return f"{value} ≈ {float(value):.6g}"
     if Fraction(float(value)) == value:
-        return f"{float(value)!r} (exactly this double)"
+        return repr(float(value))  # the double itself, which its shortest repr names exactly
     bits = value.denominator.bit_length()
     return f"{float(value):.12g}… (exactly a rational with a {bits}-bit denominator)"
 

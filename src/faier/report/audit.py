@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from rich.console import Console
 from rich.table import Table
 
@@ -12,6 +14,12 @@ from faier.results import Verdict
 STYLES = {"violated": "bold red", "unknown": "bold yellow"}
 
 
+def _short(path: str) -> str:
+    """A path relative to the working folder when it lies inside it."""
+    relative = os.path.relpath(path) if os.path.isabs(path) else path
+    return path if relative.startswith("..") else relative
+
+
 def _pair_rows(table: Table, outcome: PairOutcome, title: str) -> None:
     table.add_row(title, outcome.change)
     table.add_row("D", outcome.left.show())
@@ -19,15 +27,16 @@ def _pair_rows(table: Table, outcome: PairOutcome, title: str) -> None:
     loss = outcome.loss
     if loss is not None:
         table.add_row("ε* of the pair", loss.show())
-        worst = loss.worst()
-        if worst is not None and worst.line:
-            table.add_row("line", f"{worst.site}:{worst.line} ({worst.family})")
-            if worst.shift is not None and worst.scale is not None and worst.infinite is None:
-                table.add_row(
-                    "shift vs scale",
-                    f"|Δ| = {float(worst.shift):.6g} against scale {float(worst.scale):.6g} "
-                    f"(ratio {worst.ratio:.6g})",
+        for term in loss.terms:
+            if not term.line:
+                continue
+            where = f"{_short(term.site)}:{term.line} ({term.family})"
+            if term.shift is not None and term.scale is not None and term.infinite is None:
+                where += (
+                    f": |Δ| = {float(term.shift):.6g} against scale {float(term.scale):.6g}"
+                    f" (ratio {term.ratio:.6g})"
                 )
+            table.add_row("line", where)
     if outcome.difference is not None:
         table.add_row("calls", outcome.difference)
     if outcome.decision is not None and outcome.decision.detail:
@@ -58,8 +67,9 @@ def render_audit(report: AuditReport, console: Console) -> None:
         _pair_rows(table, report.witness, "witness")
     elif report.largest is not None:
         _pair_rows(table, report.largest, "largest pair")
+    here = os.getcwd() + os.sep
     for primitive in report.primitives[:6]:
-        table.add_row("primitive", primitive)
+        table.add_row("primitive", primitive.replace(here, ""))
     for source in report.unrecognised:
         table.add_row("unrecognised", source)
     for reason in report.reasons:
