@@ -111,3 +111,35 @@ def test_a_loop_whose_grid_epsilon_exceeds_the_claim_is_not_proved() -> None:
     proved = faier.verify(problem, "3", engine="alignment")  # 1 + 2: Lyu et al.'s cost
     assert proved.verdict is Verdict.HOLDS
     assert proved.proof is not None and proved.proof.data["queries"] == "every n"
+
+
+threshold = 0
+"""A module-level name that the program below shadows with its noisy threshold."""
+
+
+def test_a_local_that_shadows_a_module_name_is_carried() -> None:
+    @faier.program(inputs=faier.grid(2, 1))
+    def shadowing(q, ctx):  # type: ignore[no-untyped-def]
+        threshold = 1 + ctx.draw(faier.laplace(0, 2))
+        out = []
+        for i in range(len(q)):
+            if q[i] + ctx.draw(faier.laplace(0, 4)) >= threshold:
+                out.append(True)
+                break
+            out.append(False)
+        return tuple(out)
+
+    graph = induction.explore(loops.split(shadowing.body), False, Budget(10, None))
+    assert all(state.numbers == ("threshold",) for state in graph.states)
+
+
+def test_code_after_the_loop_reading_the_counter_is_not_followed() -> None:
+    @faier.program(inputs=faier.grid(2, 1))
+    def last_index(q, ctx):  # type: ignore[no-untyped-def]
+        out = []
+        for i in range(len(q)):
+            out.append(q[i] + ctx.draw(faier.laplace(0, 1)) >= 0)
+        return (tuple(out), i)
+
+    with pytest.raises(loops.NotALoop, match="alone does not run"):
+        induction.explore(loops.split(last_index.body), False, Budget(10, None))

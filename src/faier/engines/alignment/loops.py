@@ -22,7 +22,7 @@ from types import CodeType
 from typing import Any
 
 from faier.engines.alignment.values import Sym
-from faier.errors import MechanismError
+from faier.errors import BudgetExceeded, MechanismError
 
 
 class NotALoop(MechanismError):
@@ -160,10 +160,6 @@ class Loop:
             space[self.target] = Index(first) if self.by_index else current
         try:
             exec(code, space)
-        except (TypeError, AttributeError, IndexError, KeyError, ValueError) as exc:
-            raise NotALoop(
-                f"one iteration alone does not run ({type(exc).__name__}: {exc})"
-            ) from exc
         except _Break:
             _collect(space, env, self)
             return "break", None
@@ -173,6 +169,12 @@ class Loop:
         except _Return as done:
             _collect(space, env, self)
             return "return", done.value
+        except (MechanismError, BudgetExceeded):
+            raise
+        except Exception as exc:  # one piece run alone may fail where the whole body does not
+            raise NotALoop(
+                f"one iteration alone does not run ({type(exc).__name__}: {exc})"
+            ) from exc
         _collect(space, env, self)
         return "next", None
 
@@ -183,10 +185,14 @@ class _Return(Exception):
 
 
 def _collect(space: dict[str, Any], env: dict[str, Any], loop: Loop) -> None:
-    for name in list(env) + [n for n in space if n not in loop.scope and not n.startswith("_")]:
-        if name in (loop.queries, loop.context, loop.target) or name not in space:
+    """The piece's local variables back into ``env``: every name it bound, also one that
+    shadows a module-level name (its value is then not the module's object)."""
+    skip = (loop.queries, loop.context, loop.target, "_Break", "_Continue", "_Return")
+    for name, value in space.items():
+        if name in skip or name.startswith("__"):
             continue
-        env[name] = space[name]
+        if name in env or name not in loop.scope or loop.scope[name] is not value:
+            env[name] = value
 
 
 def _returns(statements: list[ast.stmt]) -> list[ast.stmt]:
