@@ -127,6 +127,31 @@ def floats(b: Any) -> tuple[float, float]:
     return math.nextafter(low, -math.inf), math.nextafter(high, math.inf)
 
 
+def beyond_floats(b: Any) -> str | None:
+    """The ball in arb's decimal notation when its float bounds lose it (a positive value
+    that underflows to 0, or one that overflows): shown beside the float interval."""
+    low, high = floats(b)
+    if (b > 0 and low <= 0) or (math.isinf(high) and not math.isinf(low)):
+        return str(b.str(10))
+    return None
+
+
+def log_floats(b: Any) -> tuple[float, float]:
+    """Floats below ln(lower end) and above ln(upper end) of a ball: a probability's log
+    bounds, which stay in the float range where the probability itself underflows.
+
+    An end that is not certainly positive has −∞ as its log (so a screen on these
+    floats never reads it as a number); an end whose log leaves the float range gives
+    the infinite bound on its side.
+    """
+    low, high = b.lower(), b.upper()
+    log_low = floats(low.log())[0] if low > 0 else -math.inf
+    log_high = floats(high.log())[1] if high > 0 else -math.inf
+    return (log_low if not math.isnan(log_low) else -math.inf), (
+        log_high if not math.isnan(log_high) else math.inf
+    )
+
+
 def enclose(value: ExpSum, *, closed_form: bool = True) -> Enclosure:
     """A certified interval for an exact ExpSum, with its closed form."""
     if value.is_zero:

@@ -16,6 +16,7 @@ infinite loss with both closed forms as its certificate.
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
@@ -49,10 +50,9 @@ from faier.results import CertifiedWitness, Enclosure, Loss, Result, Statistics,
 
 MARGIN = 1e-9
 """Relative band around a decision inside which floats do not decide."""
-TINY = 1e-280
-"""Below this a float read off a ball may be subnormal; its comparisons are settled exactly."""
 SUP_MARGIN = 5e-10
-"""How far above the best lower bound a density ratio's supremum is proved to stay."""
+"""How far above the best lower bound's log a density ratio's supremum's log is proved to
+stay."""
 
 
 @dataclass(frozen=True)
@@ -205,7 +205,11 @@ class Screen:
     """Float images of the table and the ordered neighbour pairs."""
 
     values: Any
-    """values[i, o]: Pr[o | input i] as a float read off a 128-bit ball."""
+    """values[i, o]: Pr[o | input i] as a float read off a 128-bit ball (for δ, where
+    absolute errors count; it may underflow to 0)."""
+    logs: Any
+    """logs[i, o]: ln Pr[o | input i] as a float read off the ball (for ratios, which stay
+    in range where a probability underflows); NaN where the ball is not certainly > 0."""
     zero: Any
     """zero[i, o]: Pr[o | input i] is exactly 0."""
     pairs: Any
@@ -217,17 +221,21 @@ class Screen:
 def screen(table: Table, problem: Problem) -> Screen:
     out_index = {o: k for k, o in enumerate(table.outputs)}
     values = np.zeros((len(table.inputs), len(table.outputs)))
+    logs = np.full(values.shape, np.nan)
     zero = np.ones(values.shape, dtype=bool)
     with balls.precision(balls.PRECISIONS[0]):
         for i, dist in enumerate(table.exact):
             for o, value in dist.items():
-                values[i, out_index[o]] = float(balls.ball(value).mid())
+                b = balls.ball(value)
+                values[i, out_index[o]] = float(b.mid())
+                if b > 0:
+                    logs[i, out_index[o]] = float(b.log().mid())
                 zero[i, out_index[o]] = False
     pairs = intervals.pairs_of(problem, table.inputs, table.reduced)
     infinite_ok = np.array(
         [table.interior is None or o in table.interior for o in table.outputs], dtype=bool
     )
-    return Screen(values, zero, pairs, infinite_ok)
+    return Screen(values, logs, zero, pairs, infinite_ok)
 
 
 def _ratio_enclosure(p: ExpSum, q: ExpSum) -> Enclosure:
@@ -283,12 +291,15 @@ def _program(problem: Problem) -> Program[Any]:
     return mechanism
 
 
-def _candidates(s: Screen, threshold: float) -> tuple[list[tuple[float, int, int, int]], bool]:
-    """(ratio, i, j, o) with a float ratio ≥ threshold·(1 − MARGIN), largest first; ∞ first."""
+def _candidates(s: Screen, log_threshold: float) -> tuple[list[tuple[float, int, int, int]], bool]:
+    """(log ratio, i, j, o) with a float ln(p/q) ≥ log_threshold less a margin, largest
+    first; ∞ first.  NaN (the largest log ratio) for ``log_threshold``.
+
+    The screen is in log space, where the floats read off the balls stay in range; a
+    comparison whose log is not a finite float (a ball not certainly positive) is always
+    a candidate, settled exactly."""
     left = s.pairs[:, 0]
     right = s.pairs[:, 1]
-    p = s.values[left]
-    q = s.values[right]
     possible = ~s.zero[left]
     infinite = possible & s.zero[right] & s.infinite_ok[None, :]
     found: list[tuple[float, int, int, int]] = []
@@ -297,17 +308,21 @@ def _candidates(s: Screen, threshold: float) -> tuple[list[tuple[float, int, int
     if found:
         return found, True
     finite = possible & ~s.zero[right]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(finite, p / np.where(finite, q, 1.0), 0.0)
-    if math.isnan(threshold):
-        threshold = float(ratio.max()) if ratio.size else 0.0
-    near = ratio >= threshold * (1 - MARGIN)
-    # a float near underflow carries no relative accuracy: such comparisons are always rechecked
-    tiny = (np.abs(p) < TINY) | (np.abs(q) < TINY)
-    near |= tiny
-    for k, o in zip(*np.nonzero(near & finite), strict=True):
-        found.append((float(ratio[k, o]), int(left[k]), int(right[k]), int(o)))
-    found.sort(key=lambda c: -c[0])
+    lp, lq = s.logs[left], s.logs[right]
+    with np.errstate(invalid="ignore"):
+        ratio = np.where(finite, lp - lq, -math.inf)
+    unclear = finite & ~np.isfinite(ratio)
+    if math.isnan(log_threshold):
+        clear = ratio[finite & ~unclear]
+        log_threshold = float(clear.max()) if clear.size else -math.inf
+    tol = intervals.tolerance(log_threshold, lp, lq)
+    with np.errstate(invalid="ignore"):
+        near = finite & (unclear | (ratio >= log_threshold - tol))
+    for k, o in zip(*np.nonzero(near), strict=True):
+        value = float(ratio[k, o])
+        value = value if math.isfinite(value) else math.inf
+        found.append((value, int(left[k]), int(right[k]), int(o)))
+    found.sort(key=lambda c: -round(c[0], 9))  # ties (equal up to the floats) keep their order
     return found, False
 
 
@@ -429,7 +444,7 @@ def verify_delta(problem: Problem, eps: Epsilon, delta: Fraction, budget: Budget
         seconds = time.perf_counter() - started
         return replace(result, statistics=replace(result.statistics, seconds=seconds))
     s = screen(table, problem)
-    e = math.exp(eps.value) if eps.value < 700 else math.inf
+    e = math.exp(eps.value) if eps.value < 709 else sys.float_info.max  # below e^ε: safe
     left, right = s.pairs[:, 0], s.pairs[:, 1]
     with np.errstate(invalid="ignore"):
         gaps = np.maximum(s.values[left] - e * s.values[right], 0.0)
@@ -576,11 +591,12 @@ def epsilon(problem: Problem, budget: Budget) -> Result:
     witness, p_best, q_best = _witness(
         problem, table, best[0], best[1], table.outputs[best[2]], budget
     )
-    closed_form = _log_ratio(p_best, q_best) if best_high - best_low < 1e-12 else None
+    narrow = best_high - best_low < 1e-12 * max(1.0, abs(best_low))
+    closed_form = _log_ratio(p_best, q_best) if narrow else None
     reason = None
     method = _method(table, s, len(found))
     if not table.complete:
-        bound = _bound_curves(table, s, math.exp(best_low) * (1 + SUP_MARGIN), True, budget)
+        bound = _bound_curves(table, s, best_low + SUP_MARGIN, True, budget)
         method += "; " + bound.describe()
         if bound.unbounded is not None:
             return Result(
@@ -670,7 +686,7 @@ def verify(problem: Problem, eps: Epsilon, budget: Budget) -> Result:
     if isinstance(table, Separable):
         return _separable_verify(problem, table, eps, started, budget)
     s = screen(table, problem)
-    found, infinite = _candidates(s, math.exp(eps.value) if eps.value < 700 else math.inf)
+    found, infinite = _candidates(s, eps.value)
     undecided: list[tuple[int, int, int]] = []
     violation: tuple[int, int, int] | None = None
     for _, i, j, o in found:
@@ -693,7 +709,8 @@ def verify(problem: Problem, eps: Epsilon, budget: Budget) -> Result:
             problem, eps, describe, method, stats, Verdict.VIOLATED, found_witness, infinite
         )
     if not undecided and not table.complete:
-        threshold = balls.floats(balls.exp_epsilon_ball(eps, balls.PRECISIONS[0]))[0]
+        with balls.precision(balls.PRECISIONS[0]):
+            threshold = balls.log_floats(balls.exp_epsilon_ball(eps, balls.PRECISIONS[0]))[0]
         bound = _bound_curves(table, s, threshold, False, budget)
         method += "; " + bound.describe()
         if bound.proved:
@@ -833,23 +850,20 @@ class CurveBound:
 
     proved: bool
     threshold: float
-    """Proved: every ratio ≤ this (when ``proved``)."""
+    """Proved: every ratio ≤ e^threshold (when ``proved``); a log, as ratios of e^2000
+    are past the float range."""
     lower: float
-    """The best certified lower bound of a ratio's supremum seen."""
+    """ln of the best certified lower bound of a ratio's supremum seen."""
     location: tuple[int, int, Hashable, Any] | None = None
     """(i, j, skeleton, point or 'v → ±∞') of that lower bound."""
     unbounded: str | None = None
     searched: int = 0
 
     def log_lower(self) -> float:
-        if self.lower <= 0:
-            return -math.inf
-        with balls.precision(balls.PRECISIONS[0]):
-            return balls.floats(balls._rational(Fraction(self.lower)).log())[0]
+        return self.lower
 
     def log_upper(self) -> float:
-        with balls.precision(balls.PRECISIONS[0]):
-            return balls.floats(balls._rational(Fraction(self.threshold)).log())[1]
+        return self.threshold
 
     def describe(self) -> str:
         return (
@@ -861,7 +875,8 @@ class CurveBound:
 def _bound_curves(
     table: Table, s: Screen, threshold: float, adaptive: bool, budget: Budget
 ) -> CurveBound:
-    """Prove every density ratio ≤ threshold (raised to the best lower bound when adaptive)."""
+    """Prove every density ratio ≤ e^threshold (raised to the best lower bound when
+    adaptive)."""
     result = CurveBound(True, threshold, -math.inf)
     for i, j in s.pairs:
         for skeleton, g in table.curves[i].items():
@@ -871,9 +886,9 @@ def _bound_curves(
             budget.check_time()
             result.searched += 1
             for _ in range(3):
-                outcome = supremum.prove_below(g, h, result.threshold)
-                if outcome.lower > result.lower:
-                    result.lower = outcome.lower
+                outcome = supremum.prove_log_below(g, h, result.threshold)
+                if outcome.log_lower > result.lower:
+                    result.lower = outcome.log_lower
                     result.location = (int(i), int(j), skeleton, outcome.point)
                 if outcome.unbounded:
                     result.unbounded = (
@@ -883,9 +898,9 @@ def _bound_curves(
                     )
                     result.proved = False
                     return result
-                if outcome.proved or not adaptive or outcome.lower <= result.threshold:
+                if outcome.proved or not adaptive or outcome.log_lower <= result.threshold:
                     break
-                result.threshold = outcome.lower * (1 + SUP_MARGIN)
+                result.threshold = outcome.log_lower + SUP_MARGIN
             if not outcome.proved:
                 result.proved = False
                 if not adaptive:

@@ -34,6 +34,7 @@ screen itself; every comparison inside the margin is settled in arb.
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
@@ -147,12 +148,21 @@ def check_total(name: str, table: BallTable) -> None:
 
 @dataclass(frozen=True)
 class _Screen:
-    """The table's balls as outward-rounded float bounds, and the ordered neighbour pairs."""
+    """The table's balls as outward-rounded float bounds, and the ordered neighbour pairs.
+
+    ``lower``/``upper`` bound each probability (for δ, where absolute errors are what
+    count); ``log_lower``/``log_upper`` bound its logarithm (for ratios, which stay in
+    the float range where a probability underflows: Φ(−50) ≈ 2·10⁻⁵⁴⁵); ``positive``
+    is arb's own answer to "certainly > 0".
+    """
 
     lower: Any
     upper: Any
     present: Any
     pairs: Any
+    log_lower: Any
+    log_upper: Any
+    positive: Any
 
 
 def _refined(
@@ -203,24 +213,45 @@ def _screen(problem: Problem, table: BallTable) -> _Screen:
     out_index = {o: k for k, o in enumerate(table.outputs)}
     shape = (len(table.inputs), len(table.outputs))
     lower, upper = np.zeros(shape), np.zeros(shape)
+    log_lower, log_upper = np.full(shape, -math.inf), np.full(shape, -math.inf)
     present = np.zeros(shape, dtype=bool)
+    positive = np.zeros(shape, dtype=bool)
     for i, dist in enumerate(table.values):
         for o, value in dist.items():
             k = out_index[o]
             low, high = balls.floats(value)
             lower[i, k], upper[i, k] = max(low, 0.0), high
+            log_lower[i, k], log_upper[i, k] = balls.log_floats(value)
             present[i, k] = True
-    return _Screen(lower, upper, present, pairs_of(problem, table.inputs, table.reduced))
+            positive[i, k] = bool(value > 0)
+    pairs = pairs_of(problem, table.inputs, table.reduced)
+    return _Screen(lower, upper, present, pairs, log_lower, log_upper, positive)
+
+
+def tolerance(*logs: Any) -> Any:
+    """The absolute band around a log-space decision: :data:`MARGIN` times the largest
+    finite magnitude involved (float rounding of logs of size L is about L·10⁻¹⁶)."""
+    magnitude = np.ones(np.broadcast_shapes(*(np.shape(v) for v in logs)))
+    for v in logs:
+        magnitude = np.maximum(magnitude, np.where(np.isfinite(v), np.abs(v), 0.0))
+    return MARGIN * magnitude
 
 
 def _exp_bounds(eps: float) -> tuple[float, float]:
-    """Floats below and above e^eps (math.exp is within an ulp; two steps outward)."""
+    """Floats below and above e^eps (math.exp is within an ulp; two steps outward); past
+    the float range the largest float is still below e^eps, and ∞ above it."""
     if eps > 709:
-        return math.inf, math.inf
+        return sys.float_info.max, math.inf
     e = math.exp(eps)
     return math.nextafter(math.nextafter(e, 0), 0), math.nextafter(
         math.nextafter(e, math.inf), math.inf
     )
+
+
+def _float_bounds(value: Fraction) -> tuple[float, float]:
+    """Floats below and above a rational (a δ that may be below the float range)."""
+    nearest = float(value)
+    return math.nextafter(nearest, -math.inf), math.nextafter(nearest, math.inf)
 
 
 def _arb_exp(eps: Epsilon | float, bits: int) -> Any:
@@ -255,7 +286,7 @@ def plain(x: Hashable) -> Any:
 def enclose(value: Any) -> Enclosure:
     """A probability's ball as an outward-rounded float interval (never below 0)."""
     low, high = balls.floats(value)
-    return Enclosure(max(low, 0.0), high)
+    return Enclosure(max(low, 0.0), high, balls.beyond_floats(value))
 
 
 def mass_witness(x: Hashable, y: Hashable, event: str, p: Any, q: Any) -> CertifiedWitness:
@@ -271,7 +302,7 @@ def _ratio(p: Any, q: Any) -> Enclosure:
         return Enclosure(math.inf, math.inf, "∞")
     if not q > 0:
         return Enclosure(balls.floats(p / q.upper())[0] if q.upper() > 0 else 0.0, math.inf)
-    return Enclosure(*balls.floats(p / q))
+    return Enclosure(*balls.floats(p / q), balls.beyond_floats(p / q))
 
 
 def _confirmed(table: BallTable, i: int, j: int) -> None:
@@ -344,7 +375,7 @@ def _certainly_infinite(s: _Screen, table: BallTable) -> tuple[int, int, Hashabl
     """The first comparison whose output is certainly possible on one input and exactly
     impossible on its neighbour: an infinite loss (None: there is none)."""
     left, right = s.pairs[:, 0], s.pairs[:, 1]
-    infinite = s.present[left] & ~s.present[right] & (s.lower[left] > 0)
+    infinite = s.present[left] & ~s.present[right] & s.positive[left]
     if not infinite.any():
         return None
     k, o = (int(v[0]) for v in np.nonzero(infinite))
@@ -354,25 +385,31 @@ def _certainly_infinite(s: _Screen, table: BallTable) -> tuple[int, int, Hashabl
 def _verify_once(
     problem: Problem, table: BallTable, eps: Epsilon, budget: Budget
 ) -> tuple[str, tuple[int, int, Hashable] | None, _Screen, int]:
-    """("holds" | "violated" | "infinite" | "unknown", the comparison that decided, …)."""
+    """("holds" | "violated" | "infinite" | "unknown", the comparison that decided, …).
+
+    The screen compares ln p − ln q with ε in floats on the balls' log bounds; a
+    comparison is cleared or flagged only when it is :func:`tolerance` away from ε
+    (a −∞ or NaN bound is never either), and every other one is settled in arb.
+    """
     s = _screen(problem, table)
     infinite = _certainly_infinite(s, table)
     if infinite is not None:
         return "infinite", infinite, s, 0
-    e_low, e_high = _exp_bounds(eps.value)
     left, right = s.pairs[:, 0], s.pairs[:, 1]
-    p_low, p_high = s.lower[left], s.upper[left]
-    q_low, q_high = s.lower[right], s.upper[right]
+    lp_low, lp_high = s.log_lower[left], s.log_upper[left]
+    lq_low, lq_high = s.log_lower[right], s.log_upper[right]
     has_p, has_q = s.present[left], s.present[right]
     unclear = has_p & ~has_q
     both = has_p & has_q
     with np.errstate(invalid="ignore", over="ignore"):
-        fine = p_high <= e_low * q_low * (1 - MARGIN)
-        bad = both & (p_low >= e_high * q_high * (1 + MARGIN))
+        high = lp_high - lq_low
+        low = lp_low - lq_high
+        tol = tolerance(eps.value, lp_low, lp_high, lq_low, lq_high)
+        fine = ~has_p | (lp_high == -math.inf) | (high <= eps.value - tol)
+        bad = both & (low >= eps.value + tol)
     near = both & ~fine & ~bad
     if bad.any():
-        with np.errstate(divide="ignore", invalid="ignore"):
-            score = np.where(bad, p_low / np.where(bad, q_high, 1.0), -1.0)
+        score = np.where(bad, low, -math.inf)
         top = np.unravel_index(int(np.argmax(score)), score.shape)
         first = [(int(top[0]), int(top[1]))]  # confirmed in ball arithmetic, first
     else:
@@ -437,16 +474,17 @@ def _epsilon_once(
     if infinite is not None:
         return Enclosure(math.inf, math.inf), infinite, s, 1
     left, right = s.pairs[:, 0], s.pairs[:, 1]
-    p_low, p_high = s.lower[left], s.upper[left]
-    q_low, q_high = s.lower[right], s.upper[right]
     has_p, has_q = s.present[left], s.present[right]
     both = has_p & has_q
-    with np.errstate(divide="ignore", invalid="ignore"):
-        low = np.where(both, p_low / np.where(both, q_high, 1.0), 0.0)
-        high = np.where(both, p_high / np.where(both & (q_low > 0), q_low, 0.0), 0.0)
+    with np.errstate(invalid="ignore"):
+        low = np.where(both, s.log_lower[left] - s.log_upper[right], -math.inf)
+        high = np.where(both, s.log_upper[left] - s.log_lower[right], -math.inf)
+    low = np.nan_to_num(low, nan=-math.inf, posinf=-math.inf)  # a NaN or ∞ proves nothing
     high = np.where(has_p & ~has_q, math.inf, np.nan_to_num(high, nan=math.inf))
-    best = float(low.max()) if low.size else 0.0
-    candidates = np.nonzero(high >= best * (1 - MARGIN))
+    high = np.where(has_p & (s.log_upper[left] == -math.inf), -math.inf, high)
+    best = float(low.max()) if low.size else -math.inf
+    tol = tolerance(best)
+    candidates = np.nonzero(high >= best - tol) if math.isfinite(best) else np.nonzero(has_p)
     lower, upper = -math.inf, -math.inf
     where: tuple[int, int, Hashable] | None = None
     with balls.precision(table.bits):
@@ -634,15 +672,15 @@ def _bisect(
     s: _Screen, table: BallTable, delta: Fraction
 ) -> tuple[float | None, float | None, str | None]:
     """(ε known too small, ε known large enough, why the search stopped early) in floats."""
-    d = float(delta)
+    d_low, d_high = _float_bounds(delta)
 
     def above(eps: float) -> bool | None:
         lower, upper = _delta_bounds(s, eps)
-        if float(upper.max()) <= d:
+        if float(upper.max()) <= d_low:
             return False
-        if float(lower.max()) > d:
+        if float(lower.max()) > d_high:
             return True
-        straddle = np.nonzero(upper > d)[0]
+        straddle = np.nonzero(upper > d_low)[0]
         if len(straddle) > AMBIGUOUS:
             return None
         with balls.precision(table.bits):
@@ -723,6 +761,6 @@ def _limit(s: _Screen) -> Any:
 def _limit_or_bisect(
     s: _Screen, table: BallTable, delta: Fraction
 ) -> tuple[float | None, float | None, str | None]:
-    if float(_limit(s).max()) > float(delta):
+    if float(_limit(s).max()) > _float_bounds(delta)[1]:
         return math.inf, None, None
     return _bisect(s, table, delta)

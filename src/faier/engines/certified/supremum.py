@@ -17,12 +17,17 @@ coefficients or the same way; P(0)/Q(0) (the limit at ±∞) is a lower bound
 of the supremum.  Terms with powers of v on the tails (t^k·e^{λv}) are not
 mapped, and neither is a box after ``limit`` splits: the bound is then not
 proved.  Each search is remembered by the pair's shapes (:func:`prove_below`).
+
+Thresholds and lower bounds are carried as natural logs (floats read off the
+balls, rounded outward): a density ratio of e^2000 (Laplace noise of scale
+10⁻³) is past the float range, its log is not.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -34,13 +39,42 @@ from faier.engines.certified.exppoly import ExpSum, Key, Piecewise
 
 @dataclass
 class Outcome:
-    """What the search proved: every box's bound ≤ threshold (``proved``), the best
-    lower bound seen (a ball's lower end, as a float) and where."""
+    """What the search proved: every box's bound ≤ e^log_threshold (``proved``), the log
+    of the best lower bound seen (a ball's lower end, as a float rounded down) and where."""
 
     proved: bool
-    lower: float
+    log_lower: float
     point: Any
     unbounded: bool = False
+
+    @property
+    def lower(self) -> float:
+        """The best lower bound itself (rounded down; the largest float past the range)."""
+        return _exp_below(self.log_lower)
+
+
+def _exp_below(x: float) -> float:
+    """A float at most e^x."""
+    if x == -math.inf:
+        return 0.0
+    return math.exp(x) * (1 - 1e-15) if x < 709 else sys.float_info.max
+
+
+def _exp_ball(log: float) -> Any:
+    """e^log as a ball (a threshold given by its log)."""
+    import flint
+
+    return flint.arb(log).exp()
+
+
+def _log_low(ratio: Any) -> float:
+    """ln of a ball's lower end as a float rounded down (−∞ when it is not > 0)."""
+    return balls.log_floats(ratio)[0]
+
+
+def _log_high(ratio: Any) -> float:
+    """ln of a ball's upper end as a float rounded up."""
+    return balls.log_floats(ratio)[1]
 
 
 def _arb_q(q: Any) -> Any:
@@ -53,12 +87,12 @@ def _polynomial_derivative(coefficients: list[Any]) -> list[Any]:
     return [c * i for i, c in enumerate(coefficients)][1:] or [coefficients[0] * 0]
 
 
-def _signs_settle(p: list[Any], q: list[Any], threshold: float) -> bool:
+def _signs_settle(p: list[Any], q: list[Any], log_threshold: float) -> bool:
     """P(u) ≤ T·Q(u) on u ∈ [0, 1] when every coefficient of P − T·Q is ≤ 0 (u ≥ 0),
     given Q > 0 there: a one-line proof for most tails."""
     import flint
 
-    bound = flint.arb(threshold)
+    bound = _exp_ball(log_threshold)
     if not all(c.upper() <= 0 for c in (pc - bound * qc for pc, qc in zip(p, q, strict=True))):
         return False
     return bool(_horner(q, flint.arb(0.5, 0.5)) > 0)
@@ -214,7 +248,15 @@ def _shape(g: Piecewise) -> tuple[int, Any]:
 
 
 def prove_below(g: Piecewise, h: Piecewise, threshold: float, limit: int = LIMIT) -> Outcome:
-    """Whether sup g/h ≤ threshold over every v where h > 0, by branch and bound.
+    """Whether sup g/h ≤ threshold over every v where h > 0 (:func:`prove_log_below` at
+    ln threshold, for thresholds in the float range)."""
+    return prove_log_below(g, h, math.log(threshold) if threshold > 0 else -math.inf, limit)
+
+
+def prove_log_below(
+    g: Piecewise, h: Piecewise, log_threshold: float, limit: int = LIMIT
+) -> Outcome:
+    """Whether sup g/h ≤ e^log_threshold over every v where h > 0, by branch and bound.
 
     The supremum depends only on the two shapes and their offset (sup_v G(v − a)/H(v − c)
     = sup_u G(u)/H(u + a − c)), and on nothing else of the pair: Noisy Max's densities
@@ -226,17 +268,17 @@ def prove_below(g: Piecewise, h: Piecewise, threshold: float, limit: int = LIMIT
     (shape_g, a), (shape_h, c) = _shape(g), _shape(h)
     key = (shape_g, shape_h, a - c, limit)
     found = _SEARCHED.get(key)
-    if found is not None and (outcome := found.answer(threshold, a)) is not None:
+    if found is not None and (outcome := found.answer(log_threshold, a)) is not None:
         return outcome
     with balls.precision(balls.PRECISIONS[0]):
-        searched = _prove_below(g, h, threshold, limit)
+        searched = _prove_below(g, h, log_threshold, limit)
     if len(_SEARCHED) > CACHE_LIMIT:
         _SEARCHED.clear()
     moved = searched.point
     if moved is not None and not isinstance(moved, str) and a:
         moved = moved - a
     _SEARCHED[key] = _Searched(searched.proved_at, searched.lower, moved, searched.unbounded)
-    outcome = searched.answer(threshold, 0)
+    outcome = searched.answer(log_threshold, 0)
     return outcome if outcome is not None else Outcome(False, searched.lower, searched.point)
 
 
@@ -349,20 +391,22 @@ def _tail_point(tail: tuple[Any, int, Fraction], u: Any) -> Any:
     anchor, direction, rate = tail
     if u <= 0:
         return None
-    distance = Fraction(-math.log(float(u)) / float(rate)).limit_denominator(1 << 20)
+    log_u = math.log(int(u.numerator)) - math.log(int(u.denominator))  # u may underflow
+    distance = Fraction(-log_u / float(rate)).limit_denominator(1 << 20)
     return anchor + direction * Q(distance)
 
 
 CLIMB = 2.5e-10
-"""A point whose ratio exceeds the threshold raises it to that ratio·(1 + CLIMB), and the
+"""A point whose ratio exceeds the threshold raises its log to the ratio's log + CLIMB, and the
 search goes on: it ends with the supremum enclosed that tightly (the engine asks again at
 its 5·10⁻¹⁰ margin above the lower bound, which the remembered search then answers)."""
 
 
 @dataclass(frozen=True)
 class _Searched:
-    """A finished search: the threshold proved (None: not within the limit), the best
-    lower bound and its point in the shape's coordinates, and whether it is unbounded."""
+    """A finished search: the log threshold proved (None: not within the limit), the log
+    of the best lower bound and its point in the shape's coordinates, and whether it is
+    unbounded."""
 
     proved_at: float | None
     lower: float
@@ -370,7 +414,7 @@ class _Searched:
     unbounded: bool = False
 
     def answer(self, threshold: float, offset: Any) -> Outcome | None:
-        """The outcome at ``threshold`` if this search settles it, else None."""
+        """The outcome at log ``threshold`` if this search settles it, else None."""
         point = self.point
         if point is not None and not isinstance(point, str) and offset:
             point = point + offset
@@ -383,16 +427,9 @@ class _Searched:
         return None
 
 
-def _low(ratio: Any) -> float:
-    """A ball's lower end as a float rounded down."""
-    return math.nextafter(float(ratio.lower()), -math.inf)
-
-
 def _prove_below(g: Piecewise, h: Piecewise, threshold: float, limit: int) -> _Searched:
     """Branch and bound on F = g − T·h ≤ 0, piece by piece and on the two tails, T raised
-    past every point found above it (:data:`CLIMB`)."""
-    import flint
-
+    past every point found above it (:data:`CLIMB`); ``threshold`` is ln T."""
     from faier.engines.certified.exppoly import Q
 
     breaks = sorted(set(g.breaks) | set(h.breaks)) or [Q(0)]
@@ -419,16 +456,16 @@ def _prove_below(g: Piecewise, h: Piecewise, threshold: float, limit: int) -> _S
         tails[side] = (p, q, anchor, direction, rate)
         pieces[side] = (_terms(n_piece), _terms(d_piece))
         work.append((side, Q(0), Q(1)))
-        if (low := _low(p[0] / q[0])) > lower:
+        if (low := _log_low(p[0] / q[0])) > lower:
             lower, where = low, infinity
     if lower > current:
-        current = lower * (1 + CLIMB)
+        current = lower + CLIMB
     excess: dict[Any, Function | None] = {}
 
     def function(key: Any) -> Function | None:
         """F for the piece or tail ``key`` at the current threshold (None: settled)."""
         if key not in excess:
-            bound = flint.arb(current)
+            bound = _exp_ball(current)
             if isinstance(key, str):
                 p, q, *_ = tails[key]
                 settled = _signs_settle(p, q, current)
@@ -454,10 +491,10 @@ def _prove_below(g: Piecewise, h: Piecewise, threshold: float, limit: int) -> _S
                 if constant is not None:
                     ratio = balls.ball(constant[0]) / balls.ball(constant[1])
                     pieces[key] = ratio
-                    if _low(ratio) > lower:
-                        lower, where = _low(ratio), mid
-                    if not ratio <= flint.arb(current):
-                        current = max(lower, float(ratio.upper())) * (1 + CLIMB)
+                    if _log_low(ratio) > lower:
+                        lower, where = _log_low(ratio), mid
+                    if not ratio <= _exp_ball(current):
+                        current = max(lower, _log_high(ratio)) + CLIMB
                         excess.clear()
                 else:
                     pieces[key] = (_terms(n_piece), _terms(d_piece)) if n_piece else None
@@ -471,10 +508,10 @@ def _prove_below(g: Piecewise, h: Piecewise, threshold: float, limit: int) -> _S
             n, d = pieces[key]  # type: ignore[misc]
             centre = _arb_q(point)
             below = _evaluate(d, centre)
-            if below > 0 and (low := _low(_evaluate(n, centre) / below)) > lower:
+            if below > 0 and (low := _log_low(_evaluate(n, centre) / below)) > lower:
                 lower, where = low, point
                 if lower >= current:
-                    current = lower * (1 + CLIMB)
+                    current = lower + CLIMB
                     excess.clear()
         splits += 1
         if splits > limit:

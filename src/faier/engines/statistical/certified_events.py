@@ -187,14 +187,14 @@ def _bound(x: float) -> Fraction:
 def _at_least(number: Output, a: float) -> bool | Constraint:
     """number ≥ a: a constraint on the noise, or decided when the number has none."""
     if not number.coefficients:
-        return float(number.constant) >= a
+        return number.constant >= _bound(a)
     return Constraint(number.coefficients, number.constant - _bound(a))
 
 
 def _below(number: Output, a: float) -> bool | Constraint:
     """number < a (equality has probability zero under continuous noise)."""
     if not number.coefficients:
-        return float(number.constant) < a
+        return number.constant < _bound(a)
     return Constraint(tuple((v, -c) for v, c in number.coefficients), _bound(a) - number.constant)
 
 
@@ -217,7 +217,7 @@ def _interval(number: Output, condition: Condition) -> Terms:
     if condition.equals:
         if number.coefficients:
             return NEVER  # a continuous number takes one value with probability zero
-        return ALWAYS if float(number.constant) == condition.low else NEVER
+        return ALWAYS if number.constant == _bound(condition.low) else NEVER
     atoms: list[bool | Constraint] = []
     if not math.isinf(condition.low):
         atoms.append(_at_least(number, condition.low))
@@ -231,8 +231,9 @@ def _extreme(numbers: Sequence[Output], condition: Condition, kind: str) -> Term
     if condition.equals:
         if all(not n.coefficients for n in numbers):
             pick = min if kind == MIN else max
-            return ALWAYS if pick(float(n.constant) for n in numbers) == condition.low else NEVER
-        if any(not n.coefficients and float(n.constant) == condition.low for n in numbers):
+            value = _bound(condition.low)
+            return ALWAYS if pick(n.constant for n in numbers) == value else NEVER
+        if any(not n.coefficients and n.constant == _bound(condition.low) for n in numbers):
             raise Unsupported(
                 f"an equality event on the {kind} of noisy and fixed numbers has no closed form"
             )

@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -176,7 +177,7 @@ def _certified_witness(candidate: Candidate, found: CertifiedEvent) -> Certified
     if math.isinf(loss.lower) and loss.lower == loss.upper:
         ratio = Enclosure(loss.lower, loss.upper, "∞" if loss.lower > 0 else "0")
     else:
-        ratio = Enclosure(math.exp(loss.lower) * (1 - 1e-15), math.exp(loss.upper) * (1 + 1e-15))
+        ratio = Enclosure(_exp_below(loss.lower), _exp_above(loss.upper))
     return CertifiedWitness(
         candidate.left.json_value,
         candidate.right.json_value,
@@ -185,6 +186,16 @@ def _certified_witness(candidate: Candidate, found: CertifiedEvent) -> Certified
         found.q,
         ratio,
     )
+
+
+def _exp_below(x: float) -> float:
+    """A float at most e^x (the largest float past the float range, 0 below it)."""
+    return math.exp(x) * (1 - 1e-15) if x < 709 else sys.float_info.max
+
+
+def _exp_above(x: float) -> float:
+    """A float at least e^x (∞ past the float range)."""
+    return math.exp(x) * (1 + 1e-15) if x < 709 else math.inf
 
 
 class _Computer:
