@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -77,10 +77,33 @@ class Shifted:
     shift: Fraction
 
 
-def _single(number: Output) -> tuple[int, Fraction]:
-    if len(number.coefficients) != 1 or number.coefficients[0][1] != 1:
-        raise Unsupported(f"a released number {number} is not one noise variable plus a constant")
-    return number.coefficients[0][0], number.constant
+def _affine(number: Output) -> tuple[int, Fraction, Fraction]:
+    """(variable, a, c) of a released number a·X + c (one noise variable)."""
+    if len(number.coefficients) != 1:
+        raise Unsupported(
+            f"a released number is a sum of {len(number.coefficients)} noise variables "
+            "(one noise variable times a number plus a constant is decided)"
+        )
+    ((variable, a),) = number.coefficients
+    return variable, a, number.constant
+
+
+SYMMETRIC = ("laplace", "gaussian")
+"""Families where a·X (X centred at 0) is the same family at scale |a|·s."""
+
+
+def _single(number: Output, noise: tuple[Continuous, ...]) -> Shifted | None:
+    """A released number X + c as shifted noise (a·X + c too, for a Laplace or Gaussian X
+    at 0: that is the noise at scale |a|), None for any other form."""
+    if len(number.coefficients) != 1:
+        return None
+    ((variable, a),) = number.coefficients
+    dist = noise[variable]
+    if a == 1:
+        return Shifted(dist, number.constant)
+    if dist.kind in SYMMETRIC and dist.loc == 0:
+        return Shifted(replace(dist, scale=abs(a) * dist.scale), number.constant)
+    return None
 
 
 def separable(paths: Sequence[Path]) -> dict[Hashable, tuple[Shifted, ...]] | None:
@@ -90,12 +113,26 @@ def separable(paths: Sequence[Path]) -> dict[Hashable, tuple[Shifted, ...]] | No
         if path.constraints or path.weight != 1:
             return None
         skeleton, numbers = split(path.output)
-        singles = [_single(n) for n in numbers]
-        variables = [v for v, _ in singles]
+        singles = [_single(n, path.noise) for n in numbers]
+        variables = [n.coefficients[0][0] for n in numbers if len(n.coefficients) == 1]
+        if any(single is None for single in singles):
+            return None  # −X of an exponential X: its density is taken as it is
         if len(set(variables)) != len(variables) or skeleton in found:
             return None
-        found[skeleton] = tuple(Shifted(path.noise[v], c) for v, c in singles)
+        found[skeleton] = tuple(single for single in singles if single is not None)
     return found
+
+
+def same_noise(shapes: Sequence[dict[Hashable, tuple[Shifted, ...]]]) -> bool:
+    """Whether every input releases each skeleton's numbers with the same noise (only
+    their shifts differ): the shape whose loss :func:`separable_loss` gives exactly."""
+    noise: dict[Hashable, tuple[Continuous, ...]] = {}
+    for shape in shapes:
+        for skeleton, numbers in shape.items():
+            mine = tuple(n.noise for n in numbers)
+            if noise.setdefault(skeleton, mine) != mine:
+                return False
+    return True
 
 
 def separable_loss(a: tuple[Shifted, ...], b: tuple[Shifted, ...]) -> Fraction | None:
@@ -103,7 +140,10 @@ def separable_loss(a: tuple[Shifted, ...], b: tuple[Shifted, ...]) -> Fraction |
     total = Fraction(0)
     for x, y in zip(a, b, strict=True):
         if x.noise != y.noise:
-            raise Unsupported("neighbouring inputs release numbers with different noise")
+            raise Unsupported(
+                "neighbouring inputs release numbers with different noise "
+                f"({x.noise.describe()} and {y.noise.describe()})"
+            )
         d = x.shift - y.shift
         if x.noise.kind == "laplace":
             total += abs(d) / x.noise.scale
@@ -155,8 +195,11 @@ def line_densities(paths: Sequence[Path]) -> dict[Hashable, Piecewise | ExpSum]:
             assert isinstance(before, ExpSum)
             found[skeleton] = before + mass
             continue
-        variable, shift = _single(numbers[0])
-        g = joint_density(path.noise, path.constraints, variable).shift(-shift)
+        variable, a, c = _affine(numbers[0])
+        # the density of a·X + c at v is f_X((v − c)/a)/|a|
+        g = joint_density(path.noise, path.constraints, variable).shift(-c / a)
+        if a != 1:
+            g = g.stretched(1 / a).combine(Piecewise.constant(1 / abs(a)))
         if path.weight != 1:
             g = g.combine(Piecewise.constant(path.weight))
         previous = found.get(skeleton)

@@ -25,7 +25,7 @@ from faier.core.problem import Problem
 from faier.engines.certified import discrete_shift as shift
 from faier.engines.certified import discrete_window as window
 from faier.engines.certified import engine, intervals
-from faier.engines.certified.integrate import Unsupported
+from faier.errors import Unanswerable
 from faier.mechanisms.continuous import Continuous
 from faier.mechanisms.discrete_noise import DiscreteNoise
 from faier.mechanisms.program import Program
@@ -92,7 +92,7 @@ def _answer(
     try:
         table = window.ball_table(problem, window.WIDTHS[0], window.BITS, budget)
         return on_window(table)
-    except Unsupported as exc:
+    except Unanswerable as exc:
         result = engine.no_closed_form(problem, eps, str(exc), started, METHOD)
         return result if delta is None else replace(result, delta=delta)
 

@@ -61,7 +61,8 @@ class _Free(LatticeRun):
     def draw(self, dist: Any) -> Any:
         if not isinstance(dist, DiscreteNoise):
             raise _NotShifted
-        return self._tail(TailVariable(dist, None, None))
+        # noise located at an integer is that integer plus the same noise at 0
+        return self._tail(TailVariable(replace(dist, loc=Fraction(0)), None, None)) + dist.loc
 
     def compare(self, difference: Tail, *, strict: bool) -> bool:
         raise _NotShifted

@@ -38,9 +38,9 @@ from faier.engines.certified import (
     supremum,
 )
 from faier.engines.certified.exppoly import ExpSum, Piecewise
-from faier.engines.certified.integrate import Unsupported, probability
+from faier.engines.certified.integrate import probability
 from faier.engines.certified.symbolic import Constraint, Path, has_number, paths
-from faier.errors import InternalError
+from faier.errors import InternalError, Unanswerable
 from faier.mechanisms.continuous import Continuous
 from faier.mechanisms.handlers import guarded
 from faier.mechanisms.program import Program
@@ -111,8 +111,13 @@ def build_table(mechanism: Program[Any], budget: Budget) -> Table | Separable | 
         return gaussian.build(mechanism.name, inputs, runs, budget)
     if any(has_number(path.output) for run in runs for path in run):
         shapes = [densities.separable(run) for run in runs]
-        if all(shape is not None for shape in shapes):
-            return Separable(inputs, tuple(s for s in shapes if s is not None), count)
+        found = [s for s in shapes if s is not None]
+        single = all(len(numbers) == 1 for shape in found for numbers in shape.values())
+        if len(found) == len(shapes) and (densities.same_noise(found) or not single):
+            # several numbers whose noise differs: unknown with the reason (separable_loss)
+            return Separable(inputs, tuple(found), count)
+        # numbers under branches, or noise that differs between inputs (x + laplace(0, 1 + x)):
+        # the densities themselves, whose ratio's supremum is searched (∞ included)
         return _line_table(mechanism, inputs, runs, count, budget)
     memo: dict[tuple[tuple[Continuous, ...], tuple[Constraint, ...]], ExpSum] = {}
     exact: list[dict[Hashable, ExpSum]] = []
@@ -393,7 +398,7 @@ def epsilon_delta(problem: Problem, delta: Fraction, budget: Budget) -> Result:
     started = time.perf_counter()
     try:
         table = _table(problem, budget)
-    except Unsupported as exc:
+    except Unanswerable as exc:
         return replace(no_closed_form(problem, None, str(exc), started), delta=delta)
     if isinstance(table, gaussian.Table):
         return gaussian.epsilon_delta(problem, delta, table, budget, started)
@@ -430,7 +435,7 @@ def verify_delta(problem: Problem, eps: Epsilon, delta: Fraction, budget: Budget
     exp_eps = balls.exp_epsilon(eps)
     try:
         table = _table(problem, budget)
-    except Unsupported as exc:
+    except Unanswerable as exc:
         return replace(no_closed_form(problem, eps, str(exc), started), delta=delta)
     if isinstance(table, gaussian.Table):
         return gaussian.verify_delta(problem, eps, delta, table, budget, started)
@@ -505,7 +510,7 @@ def _separable_delta(
             result = laplace_delta.epsilon_delta(run, delta)
         else:
             result = laplace_delta.verify_delta(run, eps, delta)
-    except Unsupported as exc:
+    except Unanswerable as exc:
         return replace(no_closed_form(problem, eps, str(exc), started), delta=delta)
     if table.reduced is None:
         return result
@@ -551,7 +556,7 @@ def epsilon(problem: Problem, budget: Budget) -> Result:
     started = time.perf_counter()
     try:
         table = _table(problem, budget)
-    except Unsupported as exc:
+    except Unanswerable as exc:
         return no_closed_form(problem, None, str(exc), started)
     if isinstance(table, gaussian.Table):
         return gaussian.epsilon(problem, table, budget, started)
@@ -609,6 +614,8 @@ def epsilon(problem: Problem, budget: Budget) -> Result:
                 reason=f"no finite ε: {bound.unbounded}",
                 statistics=replace(stats, seconds=time.perf_counter() - started),
             )
+        if bound.log_lower() > best_low:
+            witness = _supremum_witness(problem, table, bound, budget) or witness
         best_low = max(best_low, bound.log_lower())
         if bound.proved:
             best_high = bound.log_upper()
@@ -679,7 +686,7 @@ def verify(problem: Problem, eps: Epsilon, budget: Budget) -> Result:
     started = time.perf_counter()
     try:
         table = _table(problem, budget)
-    except Unsupported as exc:
+    except Unanswerable as exc:
         return no_closed_form(problem, eps, str(exc), started)
     if isinstance(table, gaussian.Table):
         return gaussian.verify(problem, eps, table, budget, started)
@@ -928,6 +935,21 @@ def _beyond(
             _confirm(problem, table, i, j, budget)
             return _curve_witness(problem, table, i, j, skeleton, v, p, q)
     return None
+
+
+def _supremum_witness(
+    problem: Problem, table: Table, bound: CurveBound, budget: Budget
+) -> CertifiedWitness | None:
+    """The output where the search found its best lower bound, as a witness (None where
+    that is a limit at ±∞, or the neighbour's density is 0 there)."""
+    if bound.location is None or isinstance(bound.location[3], str):
+        return None
+    i, j, skeleton, v = bound.location
+    p, q = table.curves[i][skeleton].at(v), table.curves[j][skeleton].at(v)
+    if q.is_zero:
+        return None
+    _confirm(problem, table, i, j, budget)
+    return _curve_witness(problem, table, i, j, skeleton, v, p, q)
 
 
 def _curve_witness(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from faier.core.backends import installed
@@ -9,6 +12,7 @@ from faier.core.budget import Budget, hard_deadline
 from faier.core.engine import Backend, Progress, Question, Refusal
 from faier.core.options import Options
 from faier.core.problem import Problem
+from faier.errors import Unanswerable
 from faier.mechanisms import isolation
 from faier.mechanisms.continuous import Continuous
 from faier.mechanisms.program import Program
@@ -93,6 +97,18 @@ class CertifiedEngine:
         return None
 
     def epsilon(self, problem: Problem, options: Options, progress: Progress | None) -> Result:
+        return _unknown_unless_answered(
+            problem, None, options, lambda: self._epsilon(problem, options, progress)
+        )
+
+    def verify(
+        self, problem: Problem, eps: Epsilon, options: Options, progress: Progress | None
+    ) -> Result:
+        return _unknown_unless_answered(
+            problem, eps, options, lambda: self._verify(problem, eps, options, progress)
+        )
+
+    def _epsilon(self, problem: Problem, options: Options, progress: Progress | None) -> Result:
         from faier.engines.certified import discrete_noise, engine
 
         if discrete_noise.draws_integer_noise(problem):
@@ -107,7 +123,7 @@ class CertifiedEngine:
             problem, Budget(options.timeout, options.max_states, progress=progress)
         )
 
-    def verify(
+    def _verify(
         self, problem: Problem, eps: Epsilon, options: Options, progress: Progress | None
     ) -> Result:
         from faier.engines.certified import discrete_noise, engine
@@ -123,6 +139,22 @@ class CertifiedEngine:
         return engine.verify(
             problem, eps, Budget(options.timeout, options.max_states, progress=progress)
         )
+
+
+def _unknown_unless_answered(
+    problem: Problem, eps: Epsilon | None, options: Options, run: Callable[[], Result]
+) -> Result:
+    """The engine's answer; a part of the program it cannot follow (an operation on noise,
+    a shape without a closed form) raised anywhere on the way is "unknown" with the
+    reason, never an internal error or a complaint about the user's program."""
+    from faier.engines.certified import engine
+
+    started = time.perf_counter()
+    try:
+        return run()
+    except Unanswerable as exc:
+        result = engine.no_closed_form(problem, eps, str(exc), started)
+        return result if options.delta is None else replace(result, delta=options.delta)
 
 
 ENGINE = CertifiedEngine()

@@ -209,6 +209,17 @@ class Piecewise:
             tuple(b - c for b in self.breaks), tuple(piece_shift(p, c) for p in self.pieces)
         )
 
+    def stretched(self, s: Fraction) -> Piecewise:
+        """t ↦ f(s·t) for s ≠ 0: (s·t)^k·e^{λst}; the pieces reversed when s < 0."""
+        s = Q(s)
+        pieces = tuple(
+            {(k, lam * s, r): q * s**k for (k, lam, r), q in p.items()} for p in self.pieces
+        )
+        breaks = tuple(b / s for b in self.breaks)
+        if s < 0:
+            return Piecewise(breaks[::-1], pieces[::-1])
+        return Piecewise(breaks, pieces)
+
     def plus(self, other: Piecewise) -> Piecewise:
         return self.minus(other.negated())
 

@@ -70,7 +70,10 @@ def _mu2(a: tuple[densities.Shifted, ...], b: tuple[densities.Shifted, ...]) -> 
     total = Fraction(0)
     for x, y in zip(a, b, strict=True):
         if x.noise != y.noise:
-            raise Unsupported("neighbouring inputs release numbers with different noise")
+            raise Unsupported(
+                "neighbouring inputs release numbers with different noise "
+                f"({x.noise.describe()} and {y.noise.describe()})"
+            )
         total += ((x.shift - y.shift) / x.noise.scale) ** 2
     return total
 

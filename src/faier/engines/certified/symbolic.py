@@ -1,7 +1,8 @@
 """Symbolic execution of a program over its continuous noise variables.
 
 ``ctx.draw(faier.laplace(...))`` returns a :class:`Linear`: an exact affine
-expression in the noise variables drawn so far.  Sums, differences and
+expression in the noise variables drawn so far (noise located at ``loc`` is
+``loc`` plus the same noise at 0).  Sums, differences and
 rational multiples stay symbolic; each comparison of a Linear with a number
 or another Linear is a branch, recorded on the path as ``d ≥ 0`` for its
 outcome (boundaries have probability zero for continuous noise, so ``>``
@@ -15,12 +16,12 @@ expressions are equal with probability zero.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
-from faier.engines.certified.exppoly import ONE, ZERO, Q
-from faier.errors import BudgetExceeded, MechanismError
+from faier.engines.certified.exppoly import ONE, Q
+from faier.errors import BudgetExceeded, MechanismError, Unanswerable
 from faier.mechanisms.continuous import Continuous
 from faier.mechanisms.decisions import Choices, advance
 from faier.model.distribution import Distribution
@@ -31,8 +32,15 @@ UNSUPPORTED_FIX = (
 )
 
 
-class NotLinear(MechanismError):
-    """The program did something with noise that is not affine or a comparison."""
+class NotLinear(Unanswerable):
+    """The program did something with noise that is not affine or a comparison: the
+    engine cannot follow it (its answer is "unknown" naming the operation), though the
+    program itself is fine."""
+
+    def __init__(self, operation: str, *, fix: str = UNSUPPORTED_FIX) -> None:
+        self.operation = operation
+        self.fix = fix
+        super().__init__(f"{operation}: {fix}")
 
 
 def _exact(value: Any) -> Fraction:
@@ -153,7 +161,44 @@ class Linear:
         raise NotLinear("a noisy value used as an index", fix=UNSUPPORTED_FIX)
 
     def __round__(self, ndigits: int | None = None) -> Any:
-        raise NotLinear("a noisy value rounded", fix=UNSUPPORTED_FIX)
+        raise NotLinear("round() of a noisy value", fix=UNSUPPORTED_FIX)
+
+    def __abs__(self) -> Linear:
+        # |v| is v or −v by the sign of v: one branch, as if written v if v >= 0 else -v
+        return self if self >= 0 else -self
+
+    def __floor__(self) -> Any:
+        raise NotLinear("math.floor() of a noisy value", fix=UNSUPPORTED_FIX)
+
+    def __ceil__(self) -> Any:
+        raise NotLinear("math.ceil() of a noisy value", fix=UNSUPPORTED_FIX)
+
+    def __trunc__(self) -> Any:
+        raise NotLinear("math.trunc() of a noisy value", fix=UNSUPPORTED_FIX)
+
+    def __pow__(self, other: Any) -> Any:
+        raise NotLinear("a power of a noisy value (**)", fix=UNSUPPORTED_FIX)
+
+    def __rpow__(self, other: Any) -> Any:
+        raise NotLinear("a number raised to a noisy power (**)", fix=UNSUPPORTED_FIX)
+
+    def __mod__(self, other: Any) -> Any:
+        raise NotLinear("a noisy value modulo a number (%)", fix=UNSUPPORTED_FIX)
+
+    def __rmod__(self, other: Any) -> Any:
+        raise NotLinear("a number modulo a noisy value (%)", fix=UNSUPPORTED_FIX)
+
+    def __floordiv__(self, other: Any) -> Any:
+        raise NotLinear("floor division of a noisy value (//)", fix=UNSUPPORTED_FIX)
+
+    def __rfloordiv__(self, other: Any) -> Any:
+        raise NotLinear("floor division by a noisy value (//)", fix=UNSUPPORTED_FIX)
+
+    def __rtruediv__(self, other: Any) -> Any:
+        raise NotLinear("a division by a noisy value", fix=UNSUPPORTED_FIX)
+
+    def __complex__(self) -> complex:
+        raise NotLinear("a noisy value converted to complex", fix=UNSUPPORTED_FIX)
 
     def __repr__(self) -> str:
         parts = [f"{a}·X{v}" for v, a in self.coefficients]
@@ -224,8 +269,10 @@ class _Run(Choices):
 
     def draw(self, dist: Any) -> Any:
         if isinstance(dist, Continuous):
-            self.noise.append(dist)
-            return Linear(((len(self.noise) - 1, ONE),), ZERO, self)
+            # noise located at a value is that value plus noise at 0: the same mechanism
+            # as x + laplace(0, b), so its paths (and densities) are the same shapes
+            self.noise.append(replace(dist, loc=Fraction(0)) if dist.loc else dist)
+            return Linear(((len(self.noise) - 1, ONE),), Q(dist.loc), self)
         if not isinstance(dist, Distribution):
             raise MechanismError(
                 f"ctx.draw() needs a faier distribution, got {type(dist).__name__}",

@@ -32,12 +32,11 @@ from faier.core.budget import hard_deadline
 from faier.core.engine import Engine
 from faier.core.options import Options
 from faier.core.problem import Problem
-from faier.engines.certified.integrate import Unsupported
 from faier.engines.statistical.certified_events import CertifiedEvent, EventMeasurer
 from faier.engines.statistical.certify import Certifier, ExactEvent
 from faier.engines.statistical.events import json_number
 from faier.engines.statistical.reports import Candidate, EpsilonPoint, StatReport
-from faier.errors import BudgetExceeded, MechanismError, SpecError
+from faier.errors import BudgetExceeded, MechanismError, SpecError, Unanswerable
 from faier.mechanisms.program import Program
 from faier.privacy.budget import Epsilon
 from faier.results import (
@@ -285,7 +284,7 @@ def certify(
                     raise BudgetExceeded(f"timeout of {timeout:g} s reached")
                 with hard_deadline(left):
                     found = computer.compute(candidate)
-            except Unsupported as exc:
+            except Unanswerable as exc:  # Unsupported, or an operation the engine cannot follow
                 found = f"no closed form or enclosure: {exc}"
             except SpecError as exc:  # e.g. inputs longer than the built-in example allows
                 found = f"no model for these inputs: {exc.render()}"
