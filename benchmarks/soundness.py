@@ -76,6 +76,12 @@ Kinds and what is cross-checked:
   (``soundness_misbehave.py``): never a verdict exit code from a run that
   misbehaved, the right answer from one that only printed or forked, and
   stdout empty or one JSON document.
+- ``scales``: programs drawing Laplace, Gaussian, exponential or discrete
+  Laplace noise of scale 10⁻³ to 10³ (thresholds, intervals, ``abs()``, an
+  argmax, released numbers, noise located at the value, a scale depending on
+  the input) against closed forms in mpmath at 60 digits
+  (``soundness_scales.py``): the certified ε* interval, verdicts at
+  ε*·(1 ∓ 10⁻⁶), and each violation's witness probabilities.
 
     .venv/bin/python benchmarks/soundness.py                   # default: 10 000 cases
     .venv/bin/python benchmarks/soundness.py --cases 500 --kinds hmm program
@@ -117,6 +123,7 @@ for _extra in (ROOT / "tests", ROOT / "tests" / "logic", ROOT / "benchmarks"):
 import soundness_misbehave  # noqa: E402  (kind "misbehave": user code that ends the process)
 import soundness_models  # noqa: E402  (kind "models": PRISM vs JANI vs plain Storm)
 import soundness_properties  # noqa: E402  (kind "properties": faier's vs Storm's parser)
+import soundness_scales  # noqa: E402  (kind "scales": noise scales 10⁻³..10³ against mpmath)
 
 import faier  # noqa: E402
 import reference as ref  # noqa: E402  (tests/reference.py: brute force, no faier import)
@@ -147,6 +154,7 @@ KINDS = (
     "models",
     "properties",
     "misbehave",
+    "scales",
 )
 WEIGHTS = {
     "hmm": 3,
@@ -160,6 +168,7 @@ WEIGHTS = {
     "models": 1,
     "properties": 1,
     "misbehave": 1,
+    "scales": 1,
 }
 """Share of each kind in a run (cheap kinds more often)."""
 TINY = F(1, 10**6)
@@ -2411,6 +2420,7 @@ RUNNERS: dict[str, Callable[[int, Rates, Checker], str]] = {
         seed, check, check.report.notes
     ),
     "misbehave": lambda seed, _rates, check: soundness_misbehave.case_misbehave(seed, check),
+    "scales": lambda seed, _rates, check: soundness_scales.case_scales(seed, check),
 }
 
 

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from fractions import Fraction
 from pathlib import Path
 from types import ModuleType
 
+import mpmath
 import pytest
+
+from faier.results import Enclosure
 
 BENCHMARK = Path(__file__).resolve().parents[1] / "benchmarks" / "soundness.py"
 
@@ -208,3 +212,33 @@ def test_misbehaving_mechanisms_never_get_a_verdict(soundness: ModuleType) -> No
     assert {c.command for c in cases} == set(soundness.soundness_misbehave.COMMANDS)
     bad = [r for r in reports if r.disagreements]
     assert not bad, soundness.summary(reports, 1.0, 0)
+
+
+def test_extreme_scale_cases_agree_with_mpmath(soundness: ModuleType) -> None:
+    """One case of every shape of kind ``scales`` (noise scales 10⁻³..10³, closed forms
+    in mpmath): ε* intervals, verdicts at ε*·(1 ∓ 10⁻⁶) and witnesses."""
+    import soundness_scales
+
+    seeds: dict[str, int] = {}
+    for seed in range(2024 * 1_000_003, 2024 * 1_000_003 + 200):
+        seeds.setdefault(soundness_scales.generate(seed).shape, seed)
+    assert set(seeds) == set(soundness_scales.SHAPES)
+    jobs = [("scales", seed) for seed in seeds.values()]
+    reports, _ = soundness.run_all(jobs, soundness.Rates(), workers=1, seconds=None)
+    assert {"certified", "mpmath-closed-forms"} <= {e for r in reports for e in r.engines}
+    bad = [r for r in reports if r.disagreements]
+    assert not bad, soundness.summary(reports, 1.0, 2024)
+
+
+def test_extreme_scale_judges_catch_planted_errors() -> None:
+    """A certified interval moved off the mpmath reference, or a flipped verdict, counts."""
+    import soundness_scales
+
+    case = soundness_scales.ScaleCase(
+        "threshold", "gaussian", Fraction(1, 100), 1, False, (Fraction(1, 2),)
+    )
+    with mpmath.workdps(soundness_scales.DIGITS):
+        reference = soundness_scales.reference_epsilon(case)
+    assert abs(float(reference) - 1254.8313611394) < 1e-9  # ln(Φ(50)/Φ(−50))
+    assert soundness_scales._inside(Enclosure(1254.83136113, 1254.83136114), reference)
+    assert not soundness_scales._inside(Enclosure(0.0, 0.0), reference)
