@@ -320,7 +320,8 @@ def _threshold(dist: DiscreteNoise, c: Fraction, d: Fraction, eps: Epsilon) -> i
         low = math.floor(d)
     else:
         guess = (2 * float(dist.scale) ** 2 * eps.value / float(c - d) + float(c + d)) / 2
-        low, top = math.floor(guess) - 2, math.floor(guess) + 3
+        start = math.floor(guess) if math.isfinite(guess) else math.floor(c)  # a start only
+        low, top = start - 2, start + 3
         while above(low):
             low -= 2 * (top - low)
         while not above(top):

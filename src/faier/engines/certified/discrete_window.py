@@ -332,7 +332,8 @@ def closed_epsilon(problem: Problem, found: Result, budget: Budget) -> Result:
                 q = table.exact[j].get(o)
                 if q is None:
                     return found
-                low = balls.floats(balls.ball(p) / balls.ball(q))[0]
+                # the log: ratios past e^709 all read as the largest float
+                low = balls.log_floats(balls.ball(p) / balls.ball(q))[0]
                 if best is None or low > best[0]:
                     best = (low, p, q)
     if best is None:

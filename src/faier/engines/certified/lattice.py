@@ -133,14 +133,6 @@ def point(dist: DiscreteNoise, k: int, bits: int) -> Any:
     return mass(dist, k, k, bits)
 
 
-def window(dist: DiscreteNoise, tail: float) -> int:
-    """The half-width W of [loc − W, loc + W] outside which at most ``tail`` of the mass lies."""
-    if dist.kind == "discrete_laplace":
-        # 2α^{W+1}/(1 + α) ≤ 2α^{W+1} ≤ tail
-        return max(0, math.ceil(math.log(tail / 2) * float(dist.scale)))
-    return max(0, math.ceil(float(dist.scale) * math.sqrt(2 * math.log(2 / tail))))
-
-
 def exact_mass(dist: DiscreteNoise, low: int | None, high: int | None) -> ExpSum | None:
     """(1 + α)·Pr[low ≤ K ≤ high] for the discrete Laplace, an exact ExpSum (None: Gaussian).
 
