@@ -325,6 +325,10 @@ def test_rewards_are_read_only_as_the_whole_question(text: str, column: int) -> 
     assert caught.value.message == "rewards (R) are read only as the whole question"
 
 
+def test_variables_named_like_operators_stay_variables() -> None:
+    assert parse("P=? [F T>=3 & S<1 & R=2]") is not None
+
+
 def test_labels_named_r_or_s_are_still_labels() -> None:
     assert parse('P>=1/2 [F R] & P>=1/2 [S U "R=1"]') is not None
 

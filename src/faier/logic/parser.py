@@ -551,9 +551,12 @@ def _syntax_error(text: str, exc: UnexpectedInput) -> FormulaError:
     return _error(text, position, message, fix)
 
 
-_OPERATORS_OUTSIDE = re.compile(r"(?<![\w\"])(R|S|LRA|T)(\{[^}]*\})?\s*(min|max)?\s*(=\?|[<>]=?)")
+_OPERATORS_OUTSIDE = re.compile(
+    r"(?<![\w\"])(R|S|LRA|T)(\{[^}]*\})?\s*(min|max)?\s*(=\s*\?|[<>]=?\s*[\d./]+)\s*\["
+)
 """PRISM's reward (R), steady-state (S), long-run average (LRA) and Storm's expected time (T)
-operators, e.g. ``R=? [F done]``."""
+operators, e.g. ``R=? [F done]``: the name, a question or bound, then ``[`` (so a variable
+``T`` in ``T>=3`` stays a variable)."""
 _OPERATOR_NAMES = {
     "R": "rewards (R)",
     "S": "steady-state probabilities (S)",
