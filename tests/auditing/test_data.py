@@ -72,3 +72,11 @@ def test_adversarial_pairs_cover_the_edges() -> None:
         assert any(expected in c for c in changes), expected
     replaced = [p for p in neighbours.adversarial(dataset, bounds, "replace-one")]
     assert all(len(p.left) == len(p.right) for p in replaced)
+
+
+def test_a_large_dataset_is_summarised_in_json() -> None:
+    small = data.from_value(np.arange(3.0))
+    assert small.to_json() == [0, 1, 2]
+    large = data.from_value(np.arange(500.0))
+    summary = large.to_json()
+    assert summary["records"] == 500 and len(summary["first"]) == data.JSON_RECORDS

@@ -20,7 +20,8 @@ from faier.errors import SpecError
 
 Record = tuple[Any, ...]
 
-FORMS = ("vector", "matrix", "scalars", "dicts", "rows", "dataframe")
+JSON_RECORDS = 200
+"""Records a dataset lists in JSON; a larger one gives its count and its first records."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class Dataset:
     records: tuple[Record, ...]
     columns: tuple[str, ...]
     form: str
+    """How the function receives it: vector, matrix (numpy), scalars, rows, dicts or dataframe."""
     integer: bool = False
     """A numpy vector or matrix of integers (made float when a candidate is not whole)."""
     frame: Any = None
@@ -73,10 +75,16 @@ class Dataset:
         more = f", … ({len(self.records)} records)" if len(self.records) > limit else ""
         return "[" + ", ".join(shown) + more + "]"
 
-    def to_json(self) -> list[Any]:
-        return [
-            _json_record(r) if len(self.columns) > 1 else _json_value(r[0]) for r in self.records
+    def to_json(self, limit: int | None = None) -> Any:
+        """The records (a list), or past ``limit`` records their count and the first ones."""
+        limit = JSON_RECORDS if limit is None else limit
+        shown = [
+            _json_record(r) if len(self.columns) > 1 else _json_value(r[0])
+            for r in self.records[:limit]
         ]
+        if len(self.records) <= limit:
+            return shown
+        return {"records": len(self.records), "first": shown}
 
 
 def _is_number(value: Any) -> bool:

@@ -13,7 +13,7 @@ is not released as it is, a library's stated ε).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -286,7 +286,3 @@ def _gaussian_delta(loss: PairLoss, eps: Epsilon, delta: Fraction) -> Decision:
             if value <= bound:
                 return Decision(False)
     return Decision(False, "δ(ε) could not be separated from δ")
-
-
-def with_note(loss: PairLoss, note: str) -> PairLoss:
-    return replace(loss, notes=(*loss.notes, note))
