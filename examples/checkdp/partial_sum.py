@@ -1,4 +1,5 @@
-"""PartialSum: the sum of the queries plus Lap(1/ε), one query may change by 1 (ε = 1)."""
+"""PartialSum: the sum of the queries plus Lap(1/ε), one query may change by 1 (ε = 1;
+written as CheckDP's loop)."""
 
 import faier
 from faier.privacy.neighbours import OneQuery
@@ -7,7 +8,10 @@ from faier.privacy.specs import DifferentialPrivacy
 
 @faier.program(inputs=faier.grid(3, 2))
 def _partial_sum(q, ctx):
-    return sum(q) + ctx.draw(faier.laplace(0, 1))
+    total = 0
+    for i in range(len(q)):
+        total = total + q[i]
+    return total + ctx.draw(faier.laplace(0, 1))
 
 
 partial_sum = faier.Problem("partial_sum", _partial_sum, DifferentialPrivacy(OneQuery(1)))

@@ -22,13 +22,25 @@ def _verify(name: str, claim: str = "1") -> faier.Result:
     return faier.verify(str(EXAMPLES / f"{name}.py"), claim, engine="alignment")
 
 
-@pytest.mark.parametrize("name", ["sparse_vector", "gap_svt", "num_svt", "prefix_sum"])
+@pytest.mark.parametrize(
+    "name", ["sparse_vector", "gap_svt", "num_svt", "prefix_sum", "partial_sum"]
+)
 def test_loops_are_proved_for_every_number_of_queries(name: str) -> None:
     result = _verify(name)
     assert result.verdict is Verdict.HOLDS
     assert result.proof is not None
     assert result.proof.data["queries"] == "every n"
     assert "every number of queries" in result.privacy
+
+
+def test_partial_sum_shifts_the_release_by_the_moved_query() -> None:
+    proof = _verify("partial_sum").proof
+    assert proof is not None
+    assert [(s["selector"], s["constant"], s["companion"]) for s in proof.data["shifts"]] == [
+        ("post", "0", "-1")
+    ]
+    assert proof.data["moved"] == {"total": ["0", "1"]}
+    assert proof.data["largest_cost"] == "1"
 
 
 def test_sparse_vector_alignment_is_lyu_et_al_s() -> None:

@@ -239,6 +239,7 @@ def _every_n(
     if second.failure is not None:
         return f"z3 proved the loop's alignment but {second.failure}"
     draws = [d for step in graph.steps for d in step.draws] + list(graph.pre_draws)
+    draws += [d for _, _, post in graph.post for d in post]
     kinds = {d.site: d for d in draws}
     names = certificate.names_of(list(kinds))
     lines = induction.describe(proof, names, kinds, eps.text)
@@ -261,6 +262,7 @@ def _every_n(
             for site, selector, c, d in proof.holes
         ],
         "distances": {name: str(d) for name, d in proof.distances},
+        "moved": {name: [str(c), str(e)] for name, c, e in proof.moved},
         "largest_cost": str(proof.largest_cost),
         "epsilon": eps.text,
         "loop_states": proof.states,
