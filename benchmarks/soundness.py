@@ -82,6 +82,11 @@ Kinds and what is cross-checked:
   the input) against closed forms in mpmath at 60 digits
   (``soundness_scales.py``): the certified ε* interval, verdicts at
   ε*·(1 ∓ 10⁻⁶), and each violation's witness probabilities.
+- ``library``: diffprivlib geometric objects, honest or tampered with (a
+  replaced ``randomise``, an overriding subclass, ε changed after
+  construction, a random source of their own; ``soundness_library.py``):
+  honest ones are decided at exactly d·ε/Δ, tampered ones never, and the
+  tester runs the object itself.
 
     .venv/bin/python benchmarks/soundness.py                   # default: 10 000 cases
     .venv/bin/python benchmarks/soundness.py --cases 500 --kinds hmm program
@@ -120,6 +125,7 @@ for _extra in (ROOT / "tests", ROOT / "tests" / "logic", ROOT / "benchmarks"):
     if str(_extra) not in sys.path:
         sys.path.append(str(_extra))
 
+import soundness_library  # noqa: E402  (kind "library": library objects decided or run)
 import soundness_misbehave  # noqa: E402  (kind "misbehave": user code that ends the process)
 import soundness_models  # noqa: E402  (kind "models": PRISM vs JANI vs plain Storm)
 import soundness_properties  # noqa: E402  (kind "properties": faier's vs Storm's parser)
@@ -155,6 +161,7 @@ KINDS = (
     "properties",
     "misbehave",
     "scales",
+    "library",
 )
 WEIGHTS = {
     "hmm": 3,
@@ -169,6 +176,7 @@ WEIGHTS = {
     "properties": 1,
     "misbehave": 1,
     "scales": 1,
+    "library": 1,
 }
 """Share of each kind in a run (cheap kinds more often)."""
 TINY = F(1, 10**6)
@@ -2421,6 +2429,9 @@ RUNNERS: dict[str, Callable[[int, Rates, Checker], str]] = {
     ),
     "misbehave": lambda seed, _rates, check: soundness_misbehave.case_misbehave(seed, check),
     "scales": lambda seed, _rates, check: soundness_scales.case_scales(seed, check),
+    "library": lambda seed, _rates, check: soundness_library.case_library(
+        seed, check, check.report.notes
+    ),
 }
 
 

@@ -242,3 +242,24 @@ def test_extreme_scale_judges_catch_planted_errors() -> None:
     assert abs(float(reference) - 1254.8313611394) < 1e-9  # ln(Φ(50)/Φ(−50))
     assert soundness_scales._inside(Enclosure(1254.83136113, 1254.83136114), reference)
     assert not soundness_scales._inside(Enclosure(0.0, 0.0), reference)
+
+
+def test_library_objects_are_decided_only_when_honest(
+    soundness: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Kind ``library``: 60 diffprivlib objects, honest or tampered with; and the judge
+    catches an adapter that decides from parameters without the own-code check."""
+    pytest.importorskip("diffprivlib")
+    pytest.importorskip("flint")
+    jobs = [("library", seed) for seed in range(60)]
+    reports, _ = soundness.run_all(jobs, soundness.Rates(), workers=1, seconds=None)
+    assert {"adapters", "certified"} <= {e for r in reports for e in r.engines}
+    bad = [r for r in reports if r.disagreements]
+    assert not bad, soundness.summary(reports, 1.0, 0)
+    from faier.adapters import diffprivlib_program, own_code
+
+    trusting = own_code.OwnCode(object, ("randomise",))  # "own" whatever the object does
+    monkeypatch.setattr(diffprivlib_program, "own_code", lambda mechanism: trusting)
+    monkeypatch.setattr(diffprivlib_program, "state_departure", lambda mechanism: None)
+    planted, _ = soundness.run_all(jobs, soundness.Rates(), workers=1, seconds=None)
+    assert any("decided is True, expected False" in d for r in planted for d in r.disagreements)
