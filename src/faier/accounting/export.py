@@ -15,16 +15,16 @@ an upper (lower) bound on the exact one.
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Any
 
 from faier.accounting.pld import PrivacyLossDistribution
 from faier.errors import InputError
+from faier.results import natural_log
 
 
 def _log(p: Fraction) -> float:
-    return math.log(p.numerator) - math.log(p.denominator)
+    return natural_log(p)
 
 
 def log_mass_functions(pld: PrivacyLossDistribution) -> tuple[dict[str, float], dict[str, float]]:

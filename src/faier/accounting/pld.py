@@ -23,7 +23,7 @@ from typing import Any
 
 from faier.errors import BudgetExceeded, SpecError
 from faier.privacy.budget import Epsilon, parse_delta
-from faier.results import Loss, approximately
+from faier.results import Loss, approximately, natural_log
 
 MAX_ATOMS = 2_000_000
 """Distinct loss values a composition may have before it stops (a budget, not a verdict)."""
@@ -60,7 +60,7 @@ class LossAtom:
         elif ratio == 0:
             value = "-inf"
         else:
-            value = math.log(ratio.numerator) - math.log(ratio.denominator)
+            value = natural_log(ratio)
         out: dict[str, Any] = {
             "ratio": "inf" if ratio is None else str(ratio),
             "loss": value,
@@ -116,7 +116,7 @@ class HockeyStick:
 
 
 def _ln(ratio: Fraction) -> float:
-    return math.log(ratio.numerator) - math.log(ratio.denominator)
+    return natural_log(ratio)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import decimal
 import functools
-import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING
 from faier.errors import SpecError
 from faier.model.expressions import ExpressionError, parse_expression
 from faier.model.probability import MAX_DECIMAL_EXPONENT, NumberOutOfRange, parse_number
+from faier.results import natural_log
 
 if TYPE_CHECKING:
     import sympy
@@ -210,7 +210,7 @@ class Epsilon:
     def value(self) -> float:
         """ε as a float, for display only."""
         if self.exp_ratio is not None:
-            return math.log(self.exp_ratio.numerator) - math.log(self.exp_ratio.denominator)
+            return natural_log(self.exp_ratio)
         if self.rational is not None:
             return float(self.rational)
         return float(self.expr)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import decimal
-import math
 import sys
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -12,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from faier.logic.outcome import compact
-from faier.results import Loss, Verdict
+from faier.results import Loss, Verdict, natural_log
 
 if TYPE_CHECKING:
     from faier.logic.outcome import CheckResult, Closeness, OperatorReport
@@ -56,7 +55,7 @@ def _loss(loss: Loss | None) -> str:
     if loss is None:
         return ""
     if loss.ratio is not None and len(str(loss.ratio)) > 24:
-        ln = math.log(loss.ratio.numerator) - math.log(loss.ratio.denominator)
+        ln = natural_log(loss.ratio)
         return f"≈ {ln:.6g}"
     return loss.show()
 

@@ -6,7 +6,7 @@ So the check compares, for inputs x and permutations π sorting x with equal
 answers in random order, the mechanism's own exact distribution of x pushed
 along π with the column the search uses for π·x: the mechanism's exact
 distribution of π·x, or its closed-form ``grid_column`` where it has one (then
-a disagreement is traced to the column or to the symmetry by one more run).
+a disagreement is traced to a column or to the symmetry by runs on both inputs).
 Every input is checked where that costs no more than the sample (grids of at
 most ``SYMMETRY_SAMPLES`` inputs, or of at most as many as there are orbits);
 larger grids get a seeded sample of at least ``SYMMETRY_SAMPLES`` inputs that
