@@ -13,6 +13,8 @@ same process: stormpy parses the file, builds it exactly and answers one
 P=?/Pmax=? query; faier loads the file (load_model) and checks the same query,
 and, loading again, a D formula.  The ratios are faier's seconds over
 stormpy's; faier's values are compared with stormpy's in the initial states.
+The last table times whole processes side by side: a plain stormpy script
+(property-directed build, as a stormpy user writes it) and ``faier check``.
 
     .venv/bin/python benchmarks/logic.py            # everything (a few minutes on 2 cores)
     .venv/bin/python benchmarks/logic.py --quick    # k ≤ 1, n ≤ 5, Crowds up to 17k states
@@ -24,6 +26,8 @@ import argparse
 import functools
 import gc
 import platform
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -38,6 +42,7 @@ from faier.logic import check, load_model, parse_neighbour_spec, probabilities
 from faier.logic.analysis import least_delta
 from faier.logic.examples import above_threshold, above_threshold_path, subsampling_majority
 from faier.logic.models import LogicModel
+from faier.logic.parser import parse_formula
 
 
 def timed(action: Callable[[], Any]) -> tuple[Any, float]:
@@ -210,11 +215,16 @@ def stormpy_run(case: CaseStudy) -> tuple[int, int, list[Fraction], float]:
     return built.nr_states, built.nr_transitions, values, seconds
 
 
-def faier_run(case: CaseStudy, formula: str, neighbours: str | None) -> tuple[Any, float]:
-    """faier from the file: load_model and check; the result, or the error's text."""
+def faier_run(
+    case: CaseStudy, formula: str, neighbours: str | None, directed: bool = True
+) -> tuple[Any, float]:
+    """faier from the file: load_model (built for the formula where Storm can direct the
+    build, as ``faier check`` does; ``directed=False``: the whole model) and check; the
+    result, or the error's text."""
     start = time.perf_counter()
     try:
-        model = load_model(str(case.path), case.constants)
+        question = parse_formula(formula).formula if directed else None
+        model = load_model(str(case.path), case.constants, question=question)
         relation = parse_neighbour_spec(neighbours) if neighbours else None
         result: Any = check(model, formula, neighbours=relation)
     except Exception as exc:  # a refused formula is a cell of the table, not a crash
@@ -242,6 +252,8 @@ def case_study_rows(quick: bool) -> list[tuple[str, ...]]:
         gc.collect()
         p_result, p_seconds = faier_run(case, case.query, None)
         gc.collect()
+        _, whole_seconds = faier_run(case, case.query, None, directed=False)
+        gc.collect()
         d_result, d_seconds = faier_run(case, case.diff, case.neighbours)
         if isinstance(p_result, str):
             agree = p_result
@@ -254,6 +266,7 @@ def case_study_rows(quick: bool) -> list[tuple[str, ...]]:
                 f"{states:,}",
                 f"{transitions:,}",
                 f"{storm_seconds:.3f}",
+                f"{whole_seconds:.3f}",
                 f"{p_seconds:.3f}",
                 f"{p_seconds / storm_seconds:.1f}x",
                 f"{d_seconds:.3f}",
@@ -269,7 +282,9 @@ def print_case_studies(quick: bool) -> None:
     rows = case_study_rows(quick)
     print()
     print("PRISM case studies: stormpy = parse + exact build + one query (this process);")
-    print("faier P, faier D = load_model + check, each from the file; x = over stormpy")
+    print("faier P, faier D = load_model + check, each from the file; x = over stormpy;")
+    print("faier P is built for its query (Storm's property-directed build, as faier check")
+    print("does), faier P whole on the whole model (as before issue 25)")
     print("  crowds: P=? [F seen0twice] and D{ln(3), 0}[F seen0twice] with @sentA~@sentB")
     print("  dining cryptographers: Pmax=? [F out_daa..] and D{0, 0}[F out_daa..] with")
     print("    @paid0~@paid1; @paid1~@paid2; ... (out_daa..: 0 disagrees, the others agree)")
@@ -278,6 +293,7 @@ def print_case_studies(quick: bool) -> None:
         "states",
         "transitions",
         "stormpy s",
+        "faier P whole s",
         "faier P s",
         "P x",
         "faier D s",
@@ -286,7 +302,7 @@ def print_case_studies(quick: bool) -> None:
         "faier D",
     )
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
-    right = {1, 2, 3, 4, 5, 6, 7}
+    right = {1, 2, 3, 4, 5, 6, 7, 8}
     for row in [header, *rows]:
         cells = [
             c.rjust(w) if i in right else c.ljust(w)
@@ -295,12 +311,75 @@ def print_case_studies(quick: bool) -> None:
         print("  ".join([*cells, row[-1]]))
 
 
+STORMPY_ALONE = """
+import sys, stormpy
+path, constants, query = sys.argv[1], sys.argv[2], sys.argv[3]
+program = stormpy.parse_prism_program(path)
+if constants:
+    values = dict(kv.split("=") for kv in constants.split(","))
+    values = {k: int(v) if v.isdigit() else stormpy.Rational(v) for k, v in values.items()}
+    program, _ = stormpy.instantiate_constants(program, values)
+properties = stormpy.parse_properties(query, program)
+model = stormpy.build_model[stormpy.Rational](program, properties)
+result = stormpy.model_checking(model, properties[0])
+print(model.nr_states, [str(result.get_value(s)) for s in model.initial_states])
+"""
+"""Plain stormpy as a user writes it: parse, property-directed exact build, one query."""
+
+
+def whole_process(command: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def print_whole_processes(quick: bool) -> None:
+    """``faier check FILE -f QUERY`` against a stormpy script, each a fresh process."""
+    print()
+    print("Whole processes (interpreter start, imports, build, one query), best of 2:")
+    print("  stormpy: parse + property-directed exact build + query; faier: faier check")
+    header = ("model", "query", "stormpy s", "faier s", "x")
+    rows = []
+    faier = [sys.executable, "-c", "from faier.cli.main import main; main()", "check"]
+    for case in case_studies(quick):
+        constants = ",".join(f"{k}={v}" for k, v in case.constants.items())
+        query = case.storm_query
+        stormpy_s = min(
+            whole_process([sys.executable, "-c", STORMPY_ALONE, str(case.path), constants, query])
+            for _ in range(2)
+        )
+        settings = ["--set", constants] if constants else []
+        faier_s = min(
+            whole_process([*faier, str(case.path), *settings, "-f", case.query, "--json"])
+            for _ in range(2)
+        )
+        rows.append(
+            (
+                case.name,
+                case.query,
+                f"{stormpy_s:.2f}",
+                f"{faier_s:.2f}",
+                f"{faier_s / stormpy_s:.2f}x",
+            )
+        )
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--quick", action="store_true", help="k ≤ 1, n ≤ 5, Crowds up to 17k states"
     )
+    parser.add_argument(
+        "--prism", action="store_true", help="only the PRISM case studies against stormpy"
+    )
     options = parser.parse_args()
+    if options.prism:
+        print_case_studies(options.quick)
+        print_whole_processes(options.quick)
+        return
     print(f"# faier dpCTL* benchmark — Python {platform.python_version()}, {platform.machine()}")
     print(f"machine: {machine.describe()}")
     rows = above_threshold_rows(1 if options.quick else 3)
@@ -312,6 +391,7 @@ def main() -> None:
         cells = [model, formula, str(states), result]
         print("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)), f"{seconds:7.3f}")
     print_case_studies(options.quick)
+    print_whole_processes(options.quick)
 
 
 if __name__ == "__main__":

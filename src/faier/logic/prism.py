@@ -692,15 +692,17 @@ def _state_names(built: Any) -> tuple[tuple[str, ...], dict[str, list[int | bool
     for variable in sorted(valuations.get_all_variables(), key=lambda v: v.name):
         name = variable.name
         if variable.has_boolean_type():
-            true = set(valuations.get_boolean_values(variable))
-            values[name] = [i in true for i in range(count)]
-            texts.append([f"{name}={'true' if v else 'false'}" for v in values[name]])
+            flags = [False] * count
+            for i in valuations.get_boolean_values(variable):  # the states where it is true
+                flags[i] = True
+            values[name] = list(flags)
+            texts.append(_texts(name, flags, {True: "true", False: "false"}))
         elif variable.has_integer_type():
-            column = [int(v) for v in valuations.get_int64_values(variable)]
+            column = list(map(int, valuations.get_int64_values(variable)))
             if name.startswith("_loc_") and len(set(column)) <= 1:
                 continue  # a JANI automaton with one location: its location says nothing
-            values[name] = column
-            texts.append([f"{name}={v}" for v in column])
+            values[name] = list(column)
+            texts.append(_texts(name, column))
         elif variable.has_rational_type():  # a JANI real, often a transient reward counter
             reals = [to_fraction(v) for v in valuations.get_rational_values(variable)]
             if len(set(reals)) > 1:
@@ -713,6 +715,12 @@ def _state_names(built: Any) -> tuple[tuple[str, ...], dict[str, list[int | bool
     if len(set(names)) != len(names):
         names = [f"{name}#{i}" for i, name in enumerate(names)]
     return tuple(names), values
+
+
+def _texts(name: str, column: list[Any], shown: Mapping[Any, str] | None = None) -> list[str]:
+    """``name=value`` per state, each distinct text made once (a column has few values)."""
+    table = {v: f"{name}={shown[v] if shown else v}" for v in set(column)}
+    return list(map(table.__getitem__, column))
 
 
 def _json_state_names(built: Any) -> tuple[str, ...]:
