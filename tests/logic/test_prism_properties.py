@@ -130,3 +130,26 @@ def test_an_unknown_name_lists_the_constants_and_formulas(tmp_path: Path) -> Non
         "did you mean 'half'? variables of definitions are s; "
         "its constants and formulas are COL, N, done, half, high, p, tracked"
     )
+
+
+def test_step_bounds_may_name_the_models_constants(tmp_path: Path) -> None:
+    """resource-gathering's Pmax=? [F<=B "success"]: B is read from the model, as Storm does."""
+    path = tmp_path / "definitions.pm"
+    path.write_text(DEFINITIONS, encoding="utf-8")
+    model = load_model(str(path), {"COL": "2"})
+    for query in ("P=? [ F<=N done ]", "P=? [ !done U<=COL high ]"):
+        ((_, value),) = check(model, query).values
+        assert value == storm_exact(path, {"COL": "2"}, query)
+    result = CliRunner().invoke(
+        app, ["check", str(path), "--set", "COL=2", "-f", "P=? [ F<=N done ]", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["formula"] == "P=? [F<=4 done]"
+    for query, message in [
+        ("P=? [F<=Q done]", "step bound Q is not a whole-number constant of the model"),
+        ("P=? [F<=p done]", "step bound p is not a whole-number constant of the model"),
+    ]:
+        with pytest.raises(FormulaError) as caught:
+            check(model, query)
+        assert caught.value.message == message
+        assert caught.value.fix == "its whole-number constants are COL, N"

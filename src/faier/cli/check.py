@@ -82,7 +82,7 @@ def check(
     check_report_path(report)
     with bad_input_exits(ImportError):
         from faier.logic import checker, loading
-        from faier.logic.parser import parse_formula
+        from faier.logic.parser import ConstantNeeded, ParsedFormula, parse_formula
         from faier.report.check import render_check
 
         try:
@@ -95,9 +95,14 @@ def check(
 
         def work() -> CheckResult:
             started = time.perf_counter()
-            parsed = parse_formula(formula)
-            question = None if state else parsed.formula  # other states: the whole model
+            try:
+                parsed: ParsedFormula | None = parse_formula(formula)
+            except ConstantNeeded:  # F<=B: read again with the model's constants
+                parsed = None
+            question = None if state or parsed is None else parsed.formula
             target = loading.load_model(model, given, overrides, question)
+            if parsed is None:
+                parsed = parse_formula(formula, constants=checker.constants_of(target))
             built = time.perf_counter()
             relation = loading.load_neighbours(neighbors) if neighbors is not None else None
             result = checker.check(

@@ -67,7 +67,7 @@ def check(
             formula,
         )
     started = time.perf_counter()
-    parsed = _parsed(formula)
+    parsed = _parsed(formula, constants_of(model))
     if neighbours is not None:
         model = model.with_neighbours(neighbours)
     focus = _focus(model, state)
@@ -187,11 +187,25 @@ def probabilities(
     return Evaluator(model, WORD_LIMIT).values(parsed.formula, optimum)
 
 
-def _parsed(formula: str | ParsedFormula | Formula) -> ParsedFormula:
+def constants_of(model: LogicModel) -> dict[str, Fraction]:
+    """The model's numeric constants (PRISM), which step bounds in a formula may name."""
+    valuations = model.valuations
+    if valuations is None:
+        return {}
+    return {
+        name: term[1]
+        for name, term in valuations.definitions.items()
+        if term[0] == "num" and isinstance(term[1], Fraction)
+    }
+
+
+def _parsed(
+    formula: str | ParsedFormula | Formula, constants: dict[str, Fraction]
+) -> ParsedFormula:
     if isinstance(formula, ParsedFormula):
         return formula
     if isinstance(formula, str):
-        return parse_formula(formula)
+        return parse_formula(formula, constants=constants)
     return parse_formula(format_formula(formula))
 
 

@@ -271,6 +271,10 @@ class FormulaError(SpecError):
     """A formula that cannot be read or does not make sense; ``where`` names the column."""
 
 
+class ConstantNeeded(FormulaError):
+    """A step bound names a constant (``F<=B``): readable once the model's constants are known."""
+
+
 @dataclass(frozen=True)
 class ParsedFormula:
     """A formula with its source text and where each subformula starts.
@@ -302,17 +306,21 @@ def _parser() -> Lark:
     return Lark(GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=False)
 
 
-def parse_formula(text: str, *, path: bool = False) -> ParsedFormula:
-    """Read a dpCTL* state formula (or a top-level ``P=?`` query).
+def parse_formula(
+    text: str, *, path: bool = False, constants: Mapping[str, Fraction] | None = None
+) -> ParsedFormula:
+    """Read a dpCTL* state formula (or a top-level ``P=?`` or ``R=?`` question).
 
     With ``path=True`` the text is a path formula (``X out1``, ``a U b``), as
-    written inside ``P[...]`` or ``D{...}[...]``.
+    written inside ``P[...]`` or ``D{...}[...]``.  ``constants`` are the
+    model's numeric constants, which step bounds may name (``F<=B``); without
+    them such a bound raises :class:`ConstantNeeded`.
     """
     if not isinstance(text, str) or not text.strip():
         raise FormulaError("the formula is empty", where="formula", fix="write e.g. 'P>=0.5 [F a]'")
     _check_brackets(text)
     if not path:
-        reward = _reward_question(text)
+        reward = _reward_question(text, constants)
         if reward is not None:
             return reward
     _check_unsupported(text)
@@ -322,7 +330,7 @@ def parse_formula(text: str, *, path: bool = False) -> ParsedFormula:
         raise _syntax_error(text, exc) from None
     _check_depth(text, tree)
     make_room()
-    builder = _Builder(text)
+    builder = _Builder(text, constants)
     try:
         name, formula = cast(tuple[str | None, Formula], builder.transform(tree))
     except VisitError as exc:
@@ -350,7 +358,7 @@ _CUMULATIVE = re.compile(r"\A\s*C\s*<=\s*(\d+)\s*\Z")
 _EVENTUALLY = re.compile(r"\A\s*F(?![A-Za-z0-9_])")
 
 
-def _reward_question(text: str) -> ParsedFormula | None:
+def _reward_question(text: str, constants: Mapping[str, Fraction] | None) -> ParsedFormula | None:
     """``R=? [F φ]`` or ``R=? [C<=k]`` as the whole formula, else None.
 
     φ is read as a state formula in place (the text around it blanked, so
@@ -370,12 +378,9 @@ def _reward_question(text: str) -> ParsedFormula | None:
         return ParsedFormula(reward, text, {(): start}, name)
     named = re.match(r"\A\s*C\s*<=\s*([A-Za-z_][A-Za-z0-9_]*)\s*\Z", inner)
     if named:
-        raise _error(
-            text,
-            _position(text, head.end() + named.start(1)),
-            f"step bound {named.group(1)} is a constant, not a number",
-            f"write its value, e.g. C<=10 for --const {named.group(1)}=10",
-        )
+        where = _position(text, head.end() + named.start(1))
+        steps = _constant_steps(text, where, named.group(1), constants)
+        return ParsedFormula(Reward(None, steps, structure, optimum), text, {(): start}, name)
     eventually = _EVENTUALLY.match(inner)
     if eventually is None:
         raise _error(
@@ -388,12 +393,34 @@ def _reward_question(text: str) -> ParsedFormula | None:
     blanked = "".join(c if c == "\n" else " " for c in text[:begin])
     blanked += text[begin : tail.start()]
     blanked += "".join(c if c == "\n" else " " for c in text[tail.start() :])
-    target = parse_formula(blanked)
+    target = parse_formula(blanked, constants=constants)
     reward = Reward(target.formula, None, structure, optimum)
     positions = {(0, *place): where for place, where in target.positions.items()}
     parsed = ParsedFormula(reward, text, {(): start, **positions}, name)
     _check_structure(parsed, state=True)
     return parsed
+
+
+def _constant_steps(
+    text: str, where: Position, name: str, constants: Mapping[str, Fraction] | None
+) -> int:
+    """The value of a step bound written as a constant, from the model's constants."""
+    if constants is None:
+        raise ConstantNeeded(
+            f"step bound {name} is a constant, not a number",
+            where=_error(text, where, "", None).where,
+            fix=f"check it on a PRISM model that defines {name}, or write its value (F<=10)",
+        )
+    value = constants.get(name)
+    if value is None or value.denominator != 1 or value < 0:
+        known = ", ".join(sorted(n for n, v in constants.items() if v.denominator == 1)) or "(none)"
+        raise _error(
+            text,
+            where,
+            f"step bound {name} is not a whole-number constant of the model",
+            f"its whole-number constants are {known}",
+        )
+    return int(value)
 
 
 def _position(text: str, offset: int) -> Position:
@@ -624,9 +651,10 @@ def _number(token: Token | str) -> Fraction:
 class _Builder(Transformer[Token, Formula]):
     """Turns the parse tree into formula nodes, remembering where each starts."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, constants: Mapping[str, Fraction] | None = None) -> None:
         super().__init__()
         self.text = text
+        self.constants = constants
         self.positions: dict[int, Position] = {}
 
     def _at(self, node: _Node, where: Any) -> _Node:
@@ -681,11 +709,10 @@ class _Builder(Transformer[Token, Formula]):
         return int(value), where
 
     def named_step_bound(self, meta: Any, op: Token, name: Token) -> tuple[int, Any]:
-        raise self._fail(
-            name,
-            f"step bound {name.value} is a constant, not a number",
-            f"write its value, e.g. F<=10 for --const {name.value}=10",
-        )
+        if op.value != "<=":
+            raise self._fail(op, f"step bounds are written <=k, not {op.value}k", "write e.g. F<=3")
+        where = Position(name.line or 0, name.column or 0)
+        return _constant_steps(self.text, where, name.value, self.constants), name
 
     def eps(self, meta: Any, *_: Any) -> tuple[Epsilon, Any]:
         source = self.text[meta.start_pos : meta.end_pos]
