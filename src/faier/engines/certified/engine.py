@@ -926,7 +926,7 @@ def _beyond(
     if isinstance(point, str):
         edge = (min if "−" in point else max)(set(g.breaks) | set(h.breaks) or {0})
         step = -1 if "−" in point else 1
-        candidates = [edge + step * 2**k for k in range(24)]
+        candidates = [edge + step * 2**k for k in range(80)]  # the log ratio grows linearly
     else:
         candidates = [point]
     for v in candidates:
