@@ -82,6 +82,8 @@ def test_operators() -> None:
         Next(a), Interval(Fraction(1, 4), Fraction(3, 4), low_open=True)
     )
     assert parse("Pmax=? [G a]") == Prob(Globally(a), Query("Pmax"))
+    assert parse("P min=? [G a]") == Prob(Globally(a), Query("Pmin"))  # PRISM's spaced form
+    assert parse("P max =? [G a]") == Prob(Globally(a), Query("Pmax"))
     eps = parse("D{2*ln(2) + 1, 1/2}[F a]")
     assert isinstance(eps, Diff) and eps.delta == Fraction(1, 2)
     assert eps.epsilon.exp_ratio is None and abs(eps.epsilon.value - 2.386294) < 1e-6

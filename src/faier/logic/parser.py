@@ -111,7 +111,7 @@ comparison: COMPARE | EQUALS | UNEQUAL
              | NAME "(" arith ("," arith)* ")"  -> call
              | "(" arith_sum ")"
              | "(" arith_product ")"
-prob_kind: PROB | PMIN | PMAX
+prob_kind: PROB | PMIN | PMAX | PROB OPTIMUM
 interval: "[" signed "," signed "]"             -> closed_closed
         | "(" signed "," signed "]"             -> open_closed
         | "[" signed "," signed ")"             -> closed_open
@@ -137,6 +137,7 @@ FALSE: "false"
 PROB: "P"
 PMIN: "Pmin"
 PMAX: "Pmax"
+OPTIMUM: "min" | "max"
 DIFF: "D"
 IN: "in"
 COMPARE: "<=" | ">=" | "<" | ">"
@@ -817,8 +818,11 @@ class _Builder(Transformer[Token, Formula]):
 
     # P and D ------------------------------------------------------------------------
 
-    def prob_kind(self, meta: Any, token: Token) -> Token:
-        return token
+    def prob_kind(self, meta: Any, token: Token, optimum: Token | None = None) -> Token:
+        """``P``, ``Pmin``, ``Pmax``, or PRISM's spaced ``P min`` / ``P max``."""
+        if optimum is None:
+            return token
+        return Token.new_borrow_pos("PMIN" if optimum == "min" else "PMAX", f"P{optimum}", token)
 
     def prob_bound(
         self, meta: Any, kind: Token, op: Token, value: tuple[Fraction, Any], path: Formula
