@@ -18,8 +18,11 @@ keeps its ``_scale``), or a random source of its own.  Then:
   itself: a tampering that returns a marker value makes every sample that
   marker.
 
-Used by ``benchmarks/soundness.py`` (kind ``library``); skipped (one note)
-where diffprivlib is not installed.
+A quarter of the cases take an OpenDP ``make_laplace`` on integers instead,
+honest or with ``map``/``invoke`` replaced on the instance: honest ones are
+decided at ε* = 1/scale exactly, with OpenDP's map stating at least that,
+tampered ones never.  Used by ``benchmarks/soundness.py`` (kind
+``library``); skipped (one note) where a library is not installed.
 """
 
 from __future__ import annotations
@@ -97,8 +100,60 @@ def _built(seed: int) -> tuple[Any, str, float]:
     return mechanism, tampering, epsilon
 
 
+OPENDP_TAMPERINGS = ("none", "instance map", "instance invoke")
+
+
+def case_opendp(seed: int, check: Check) -> str:
+    """An OpenDP integer Laplace, honest or with ``map``/``invoke`` replaced on the instance:
+    decided at ε* = 1/scale exactly (OpenDP's map states at least that) only when honest."""
+    import opendp.prelude as dp
+
+    from faier import adapters
+
+    dp.enable_features("contrib")
+    rng = random.Random(seed)
+    scale = round(rng.uniform(0.2, 5.0), rng.randint(1, 3))
+    measurement = dp.m.make_laplace(dp.atom_domain(T=int), dp.absolute_distance(T=int), scale=scale)
+    tampering = rng.choice(OPENDP_TAMPERINGS)
+    if tampering == "instance map":
+        measurement.map = lambda d_in: 0.001
+    elif tampering == "instance invoke":
+        measurement.invoke = lambda value: MARKER
+    description = f"OpenDP make_laplace(scale = {scale}) on integers, tampered: {tampering}"
+    check.used("adapters")
+    found = adapters.decidable(measurement)
+    honest = tampering == "none"
+    check.expect(
+        (found is not None) == honest,
+        f"{description}: decided is {found is not None}, expected {honest}",
+    )
+    if found is not None and honest:
+        import faier
+
+        check.used("certified")
+        star = faier.epsilon(found.problem).enclosure
+        expected = 1 / Fraction(scale)
+        check.expect(
+            star is not None
+            and star.closed_form is not None
+            and Fraction(star.closed_form) == expected
+            and found.epsilon is not None
+            and Fraction(found.epsilon) >= expected,
+            f"{description}: certified ε* {star} is not 1/scale = {expected}, or OpenDP's "
+            f"map {found.epsilon} states less",
+        )
+    return description
+
+
 def case_library(seed: int, check: Check, notes: list[str]) -> str:
     """One object: decided exactly when honest, run as it is when tampered with."""
+    if seed % 4 == 3:
+        try:
+            import opendp  # noqa: F401
+        except ImportError:
+            notes.append("opendp is not installed: its cases of kind 'library' skipped")
+        else:
+            return case_opendp(seed, check)
     try:
         import diffprivlib  # noqa: F401
     except ImportError:

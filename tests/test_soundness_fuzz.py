@@ -254,6 +254,7 @@ def test_library_objects_are_decided_only_when_honest(
     jobs = [("library", seed) for seed in range(60)]
     reports, _ = soundness.run_all(jobs, soundness.Rates(), workers=1, seconds=None)
     assert {"adapters", "certified"} <= {e for r in reports for e in r.engines}
+    assert any(r.description.startswith("OpenDP") for r in reports)
     bad = [r for r in reports if r.disagreements]
     assert not bad, soundness.summary(reports, 1.0, 0)
     from faier.adapters import diffprivlib_program, own_code
