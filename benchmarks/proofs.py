@@ -19,6 +19,7 @@ import math
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import machine
@@ -86,6 +87,25 @@ def grid_epsilon(path: Path) -> tuple[str, float | None]:
     return shown, low
 
 
+def longer(path: Path, claim: str) -> str:
+    """The first of 4, 5, 6 queries at which the example is violated (in this process)."""
+    import faier
+
+    problem = faier.load_problem(str(path))
+    program = problem.mechanism
+    top = program.inputs.shape[0] - 1 if program.inputs.shape else 2
+    for n in (4, 5, 6):
+        started = time.perf_counter()
+        longer_problem = replace(problem, mechanism=replace(program, inputs=faier.grid(n, top)))
+        result = faier.verify(longer_problem, claim, engine="alignment", timeout=TIMEOUT)
+        seconds = time.perf_counter() - started
+        if result.verdict is not None and result.verdict.value == "violated":
+            witness = result.certified_witness
+            shown = f": {witness.short()}" if witness is not None else ""
+            return f"violated at n = {n}{shown} ({seconds:.1f} s)"
+    return "holds up to n = 6"
+
+
 def main(names: list[str]) -> int:
     print(machine.describe())
     rows = [row for row in SUITE if not names or row[0] in names]
@@ -108,6 +128,8 @@ def main(names: list[str]) -> int:
             if low is not None and low > float(claim):
                 grid += "  INCONSISTENT"
                 broken = True
+        if paper == "refuted" and verdict == "holds":
+            verdict += f" ({longer(path, claim)})"
         print(f"{name} | {claim} | {paper} | {verdict} | {scope} | {seconds:.2f} | {grid}")
     return 1 if broken else 0
 
