@@ -754,6 +754,7 @@ def audit(
     workers: int | None = None,
     cluster: Any = None,
     timeout: float | None = None,
+    test_samples: int | None = None,
     **kwargs: Any,
 ) -> Any:
     """Audit a real function ``function(data, **args, **kwargs)`` (docs/AUDIT.md).
@@ -779,4 +780,5 @@ def audit(
         workers=workers,
         cluster=cluster,
         timeout=timeout,
+        test_samples=test_samples,
     )

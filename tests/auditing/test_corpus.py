@@ -167,3 +167,18 @@ def test_a_function_that_hangs_ends_unknown_at_the_timeout() -> None:
     report = audit(hangs_on_big_data, NUMBERS, epsilon=1, timeout=0.5)
     assert report.verdict is Verdict.UNKNOWN and report.exit_code == 3
     assert any("timeout of 0.5 s" in r for r in report.reasons)
+
+
+def noisy_argmax_at_half_the_scale(data: Any, epsilon: float = 1.0) -> int:
+    clipped = np.clip(np.nan_to_num(data, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
+    counts = np.histogram(clipped, bins=3, range=(0.0, 1.0))[0]
+    return int(np.argmax(counts + np.random.laplace(0.0, 0.5 / epsilon, size=3)))
+
+
+def test_an_undecided_pair_goes_to_the_tester_as_evidence_only() -> None:
+    """Report-noisy-max releases an index: only a bound (the draws' own losses, 2 > 1), so the
+    pair is undecided; the tester's p-value is reported beside it and the answer stays unknown."""
+    report = audit(noisy_argmax_at_half_the_scale, NUMBERS, epsilon=1, budget=6, test_samples=2000)
+    assert report.verdict is Verdict.UNKNOWN
+    assert report.evidence and report.evidence[0].p_value is not None
+    assert report.to_json()["tested"][0]["samples"] == 2000

@@ -81,3 +81,11 @@ def test_released_draws_convict_beside_a_bound() -> None:
     decision = decide(loss, Epsilon.parse("2"), Fraction(0))
     assert decision.violated and "lower bound" in decision.detail
     assert not decide(loss, Epsilon.parse("3.5"), Fraction(0)).violated
+
+
+def test_a_part_of_unknown_loss_leaves_the_pair_undecided() -> None:
+    unknown = Term("output", "", 0, None, None, bound="[1] moves outside the recognised noise")
+    loss = compose([laplace(Fraction(1, 2), Fraction(1)), unknown])
+    decision = decide(loss, Epsilon.parse("1"), Fraction(0))
+    assert not decision.violated and decision.undecided is not None
+    assert "moves outside" in decision.undecided

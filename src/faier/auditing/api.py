@@ -33,6 +33,7 @@ def audit(
     workers: int | None = None,
     cluster: Any = None,
     timeout: float | None = None,
+    test_samples: int | None = None,
 ) -> AuditReport:
     """Audit ``function(data, **args)`` against (ε, δ)-DP under ``neighbours``."""
     from faier.auditing.target import load
@@ -46,6 +47,10 @@ def audit(
     claim = Claim(eps, parse_delta(delta) if delta is not None else Fraction(0))
     relation = nb.read_relation(neighbours)
     options = Options.parse(workers=workers, cluster=cluster, timeout=timeout)
+    if test_samples is not None and test_samples < 100:
+        raise SpecError(
+            f"{test_samples} samples are too few to test", where="--test-samples", fix="e.g. 20000"
+        )
     if budget is not None and budget < 1:
         raise SpecError(f"budget {budget} is below 1", where="--budget", fix="e.g. --budget 200")
     plan = Plan(
@@ -63,6 +68,7 @@ def audit(
         workers=options.workers,
         cluster=options.cluster,
         timeout=options.timeout,
+        test_samples=test_samples,
     )
     return search(plan, progress)
 

@@ -172,6 +172,9 @@ class Session:
     ) -> tuple[Draw, Any]:
         if self.verbatim:
             value = expected.value
+            if index in self.offsets and draw.family in LOCATION_FAMILIES:
+                flat = np.asarray(value, dtype=np.float64).ravel() + self.offsets[index]
+                value = _like(expected.value, flat, draw.shape, draw.family)
             return make_draw(draw.site, draw.source, draw.reading, value, expected.seed), value
         if draw.family in LOCATION_FAMILIES and expected.noise is not None:
             assert draw.centre is not None

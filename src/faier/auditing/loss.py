@@ -80,6 +80,8 @@ class PairLoss:
     mu2: Fraction = Fraction(0)
     infinite: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    unknown: str | None = None
+    """A part whose loss is not known (then the pair is undecided unless convicted)."""
 
     @property
     def exact(self) -> bool:
@@ -152,11 +154,17 @@ def compose(terms: list[Term], notes: tuple[str, ...] = ()) -> PairLoss:
         term = exact_infinite[0]
         where = f" at line {term.line}" if term.line else ""
         return PairLoss((term,), Fraction(0), Fraction(0), f"{term.infinite}{where}", notes)
+
+    unknown: str | None = None
     for term in terms:
         if term.infinite is not None:
             infinite = infinite or f"{term.infinite} at line {term.line}"
             continue
-        if term.shift is None or term.scale is None or term.shift == 0:
+        if term.shift is None or term.scale is None:
+            # a part of the output whose loss is not known: nothing can clear the pair
+            unknown = unknown or (term.bound or f"a {term.family} term without a shift")
+            continue
+        if term.shift == 0:
             continue
         if term.scale == 0:
             infinite = infinite or (
@@ -173,7 +181,7 @@ def compose(terms: list[Term], notes: tuple[str, ...] = ()) -> PairLoss:
                 f"a {term.family} draw shifted by {float(term.shift):.6g} at line {term.line}: "
                 "outputs near its edge are possible on one side only"
             )
-    return PairLoss(tuple(terms), pure, mu2, infinite, notes)
+    return PairLoss(tuple(terms), pure, mu2, infinite, notes, unknown)
 
 
 @dataclass(frozen=True)
@@ -189,6 +197,8 @@ def decide(loss: PairLoss, eps: Epsilon, delta: Fraction) -> Decision:
     """Is (ε, δ) broken on this pair?  Only an exact loss can say yes: the whole loss, or the
     exact terms alone, whose released draws are a marginal of the output (a lower bound)."""
     decision = _decide(loss, eps, delta)
+    if loss.unknown is not None and not decision.violated:
+        decision = Decision(False, f"the loss is not known: {loss.unknown}")
     if decision.violated or loss.exact:
         return decision
     released = [t for t in loss.terms if t.bound is None]

@@ -110,12 +110,18 @@ class Evaluator:
             recorded = self.run(data, Session(self.seed))
             elements = _elements(recorded)
             t1, t2 = _offsets(recorded, elements, self.seed)
-            found = _Left(recorded, elements, t1, t2, None)
+            found = _Left(data, recorded, elements, t1, t2, None)
             if elements and recorded.error is None:
                 probes = (self.probe(found, data, t1), self.probe(found, data, t2))
                 centred = self.probe(found, data, _zero(recorded, elements))
                 found = _Left(
-                    recorded, elements, t1, t2, _coefficients(recorded, *probes, t1, t2), centred
+                    data,
+                    recorded,
+                    elements,
+                    t1,
+                    t2,
+                    _coefficients(recorded, *probes, t1, t2),
+                    centred,
                 )
             if len(self._left) > 64:
                 self._left.clear()
@@ -183,18 +189,53 @@ class Evaluator:
         else:
             found_a = _Map([None] * len(a.values), [False] * len(a.values))
             found_b = _Map([None] * len(b.values), [False] * len(b.values))
-        loss = _loss(a, b, left.elements, found_a, found_b, centres)
+        shaken: list[list[Run]] = []
+
+        def still(k: int) -> bool:
+            """Coordinate k stays put under the shaking replays of both sides."""
+            if not shaken:
+                shaken.append(_shaken(self.function, left.data, self.args, a, self.seed))
+                shaken.append(_shaken(self.function, right, self.args, a, self.seed))
+            for base, runs in ((a, shaken[0]), (b, shaken[1])):
+                for moved in runs:
+                    if moved.form != base.form or not _same(moved.values[k], base.values[k]):
+                        return False
+            return True
+
+        loss = _loss(a, b, left.elements, found_a, found_b, centres, still)
         if loss.infinite is not None and loss.exact and not _probed_only(a):
             loss = self._confirmed(right, b, loss)
         if loss.exact:
             return loss
-        verbatim = self.run(right, Session(self.seed, tape=a.draws, verbatim=True))
-        same = verbatim.form == a.form and np.array_equal(verbatim.values, a.values, equal_nan=True)
-        if verbatim.mismatch is not None or not same:
+        if not self._draws_only(left, right):
             return loss
-        # D′ handed D's very draws gives D's output: the output is a function of the draws,
-        # so the draws' own losses bound it (post-processing); a bound clears, never convicts
-        return compose(_centre_terms(a, b), (*loss.notes, "the output is a function of the draws"))
+        # D′ handed D's very draws gives D's output, at four noise levels: the output is taken
+        # for a function of the draws, whose own losses then bound it (post-processing); a
+        # bound clears a pair, never convicts one
+        note = "the output is a function of the draws (D′ handed D's draws at 4 noise levels)"
+        return compose(_centre_terms(a, b), (*loss.notes, note))
+
+    def _draws_only(self, left: _Left, right: Dataset) -> bool:
+        """D and D′ handed the same draw values give the same output, with the noise scaled
+        by 1, 0, 1/100 and 10 (a data dependence outside the draws shows at some level)."""
+        a = left.run
+        noise = -_zero(a, left.elements)
+        for level in (1.0, 0.0, 0.01, 10.0):
+            offsets = _by_draw(left.elements, (level - 1.0) * noise) if level != 1.0 else {}
+            mine = (
+                a
+                if level == 1.0
+                else self.run(left.data, Session(self.seed, tape=a.draws, offsets=offsets))
+            )
+            theirs = self.run(
+                right, Session(self.seed, tape=a.draws, offsets=offsets, verbatim=True)
+            )
+            same = theirs.form == mine.form and np.array_equal(
+                theirs.values, mine.values, equal_nan=True
+            )
+            if theirs.mismatch is not None or not same:
+                return False
+        return True
 
 
 def _structural(
@@ -229,6 +270,13 @@ def _structural(
     assert expected is not None
     line = expected.site.line
     forms_steady = len({r.form for r in a_runs}) == 1 and len({r.form for r in b_runs}) == 1
+    shaken = [*_shaken(function, left, args, a, seed), *_shaken(function, right, args, own, seed)]
+    forms_steady = (
+        forms_steady
+        and _probed_only(a)
+        and _probed_only(own)
+        and all(r.form == base.form for r, base in zip(shaken, (a, a, own, own), strict=True))
+    )
     if forms_steady and a.form != own.form:
         why = (
             f"the output's form differs ({_form_difference(a.form, own.form)}) because {difference}"
@@ -241,6 +289,29 @@ def _structural(
     return PairOutcome(
         left, right, change, None, Decision(False, reason), difference, None, unrecognised
     )
+
+
+SHAKE = 25.0
+"""Scales by which the shaking replays move every location draw, with random signs."""
+
+
+def _shaken(
+    function: Function, data: Dataset, args: Mapping[str, Any], recorded: Run, seed: int
+) -> list[Run]:
+    """Two replays of ``recorded`` on ``data`` with every location draw moved by ±25 of its
+    scales (random signs): what stays put there does not follow the noise's comparisons."""
+    elements = _elements(recorded)
+    if not elements:
+        return [recorded, recorded]
+    rng = np.random.default_rng([seed, 104729])
+    scales = np.array([_scale_of(recorded, e) for e in elements], dtype=np.float64)
+    scales = np.where(np.isfinite(scales) & (scales > 0), scales, 1.0)
+    found = []
+    for _ in range(2):
+        signs = rng.choice([-1.0, 1.0], size=len(elements))
+        offsets = _by_draw(elements, SHAKE * scales * signs)
+        found.append(run(function, data, args, Session(seed, tape=recorded.draws, offsets=offsets)))
+    return found
 
 
 def _form_difference(left: str, right: str) -> str:
@@ -260,6 +331,7 @@ class _Element:
 
 @dataclass(frozen=True, eq=False)
 class _Left:
+    data: Dataset
     run: Run
     elements: list[_Element]
     t1: np.ndarray
@@ -342,6 +414,10 @@ def _coefficients(base: Run, probe1: Run, probe2: Run, t1: np.ndarray, t2: np.nd
     return _Map(found, [not bool(x and y) for x, y in zip(same1, same2, strict=True)])
 
 
+def _same(x: float, y: float) -> bool:
+    return bool(x == y or (math.isnan(x) and math.isnan(y)))
+
+
 def _unit(coefficient: float) -> int | None:
     """+1 or −1 when the coefficient is one of them up to rounding."""
     for unit in (1, -1):
@@ -361,6 +437,7 @@ def _loss(
     found_a: _Map,
     found_b: _Map,
     centres: tuple[Run, Run] | None,
+    still: Callable[[int], bool],
 ) -> PairLoss:
     """Terms for every location draw, every coordinate moving outside them, every library call."""
     map_a, map_b = found_a.hits, found_b.hits
@@ -389,7 +466,7 @@ def _loss(
                 f"{label} is {y} on D′ whatever the noise (a non-finite value absorbs it), {x} on D"
             )
             terms.append(Term("output", "", 0, None, None, infinite=why))
-        elif not found_a.moved[k] and not found_b.moved[k] and not selectors:
+        elif not found_a.moved[k] and not found_b.moved[k] and not selectors and still(k):
             why = (
                 f"{label} moves from {x!r} to {y!r} with no draw behind it "
                 "(released outside the noise)"

@@ -35,6 +35,8 @@ class AuditReport:
     """Why the answer is unknown, beyond undecided pairs (nondeterminism, …)."""
     primitives: tuple[str, ...] = ()
     """The primitives the function called on the original data."""
+    evidence: tuple[Any, ...] = ()
+    """The tester's p-values on undecided pairs (``--test-samples``): evidence, not verdicts."""
 
     @property
     def verdict(self) -> Verdict | None:
@@ -97,4 +99,5 @@ class AuditReport:
             "unrecognised": list(self.unrecognised),
             "seeded": list(self.seeded),
             "reasons": list(self.reasons),
+            "tested": [e.to_json() for e in self.evidence],
         }

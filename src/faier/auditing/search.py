@@ -28,6 +28,9 @@ from faier.errors import BudgetExceeded, MechanismError
 
 Progress = Callable[[int, int], None]
 
+TESTED_PAIRS = 3
+"""Undecided pairs handed to the statistical tester, at most."""
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -45,6 +48,8 @@ class Plan:
     workers: int | None = None
     cluster: ClusterAddress | None = None
     timeout: float | None = None
+    test_samples: int | None = None
+    """Run the statistical tester on the first undecided pairs with this many samples."""
 
 
 def _pairs(plan: Plan) -> Iterator[nb.Neighbour]:
@@ -238,6 +243,16 @@ def search(plan: Plan, progress: Progress | None = None) -> AuditReport:
                 found.count = _sequential(plan, pairs, evaluator, found, counted)
     except BudgetExceeded as stop:
         reasons.append(f"stopped after {found.count} pairs: {stop.reason}")
+    evidence = []
+    if plan.test_samples and witness is None and found.witness is None:
+        from faier.auditing.tester import test_pair
+
+        for outcome in found.undecided[:TESTED_PAIRS]:
+            evidence.append(
+                test_pair(
+                    plan.function, plan.args, outcome, plan.claim, plan.test_samples, plan.seed
+                )
+            )
     return AuditReport(
         target=plan.target,
         claim=plan.claim,
@@ -254,4 +269,5 @@ def search(plan: Plan, progress: Progress | None = None) -> AuditReport:
         seeded=tuple(seeded),
         reasons=tuple(reasons),
         primitives=tuple(primitives),
+        evidence=tuple(evidence),
     )

@@ -67,6 +67,14 @@ def audit(
     workers: WorkersOption = None,
     cluster: ClusterOption = None,
     timeout: TimeoutOption = None,
+    test_samples: Annotated[
+        int | None,
+        typer.Option(
+            "--test-samples",
+            help="also run the statistical tester on undecided pairs with this many samples "
+            "(evidence, not a verdict)",
+        ),
+    ] = None,
     as_json: JsonOption = False,
     html: ReportOption = None,
 ) -> None:
@@ -91,6 +99,7 @@ def audit(
             workers=options.workers,
             cluster=options.cluster,
             timeout=options.timeout,
+            test_samples=test_samples,
         )
     from faier.report.audit import render_audit
 

@@ -76,6 +76,8 @@ def render_audit(report: AuditReport, console: Console) -> None:
         table.add_row("unknown", reason)
     for outcome in report.undecided[:3]:
         table.add_row("undecided", f"{outcome.change}: {outcome.undecided}")
+    for evidence in report.evidence:
+        table.add_row("tester", f"{evidence.change}: {evidence.note}")
     if report.skipped:
         first = report.skipped[0]
         table.add_row(
