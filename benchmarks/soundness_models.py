@@ -11,7 +11,7 @@ equal, exactly:
 - faier on the PRISM file (:func:`faier.logic.loading.load_model`), built
   whole and built for the question alone (Storm's property-directed
   exploration);
-- faier on the JANI file;
+- faier on the JANI file, built whole and built for the question;
 - stormpy alone on the PRISM program (exact, no faier code);
 
 and faier's state and choice counts must be Storm's.  Used by
@@ -234,6 +234,7 @@ def case_models(seed: int, check: Check) -> str:
             ("PRISM", prism_file, None),
             ("JANI", jani_file, None),
             ("PRISM built for the question", prism_file, question),
+            ("JANI built for the question", jani_file, question),
         ):
             check.used(f"faier-{kind.split()[0].lower()}" + ("-directed" if directed else ""))
             try:

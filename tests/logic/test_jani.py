@@ -177,3 +177,12 @@ def test_a_transient_real_variable_is_read(tmp_path: Path) -> None:
     plain, with_steps = load_model(str(WALK), {"p": "1/3"}), load_model(str(counted), {"p": "1/3"})
     assert with_steps.system.states == plain.system.states
     assert probabilities(with_steps, "F<=2 top") == probabilities(plain, "F<=2 top")
+
+
+@pytest.mark.parametrize("question", OVERLAP_QUESTIONS)
+def test_a_jani_model_built_for_its_question_gives_storms_answer(question: str) -> None:
+    from faier.logic.parser import parse_formula
+
+    directed = load_model(str(MODELS / "overlap.jani"), question=parse_formula(question).formula)
+    expected = _storm_alone(MODELS / "overlap.nm", question)
+    assert dict(check(directed, question).values)[directed.initial[0]] == expected

@@ -44,7 +44,7 @@ def load_model(
     if suffix in prism.SUFFIXES:
         return prism.load_prism(target, given, overrides, question)
     if suffix in prism.JANI_SUFFIXES:
-        return prism.load_jani(target, given, overrides)
+        return prism.load_jani(target, given, overrides, question)
     if suffix in files.SUFFIXES:
         if given:
             raise SpecError(

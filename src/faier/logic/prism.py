@@ -210,7 +210,8 @@ def load_prism(
             built, Path(path).stem, f"PRISM {kind}", given, rows, _choice_namer, definitions
         )
 
-    options = _directed_options(sp, defined, question) if question is not None else None
+    labels = {label.name for label in defined.labels} | {"init", "deadlock"}
+    options = _directed_options(sp, defined, question, labels) if question is not None else None
     try:
         built = sp.build_model[sp.Rational](defined, options=options or _builder_options(sp))
     except RuntimeError as exc:
@@ -219,11 +220,11 @@ def load_prism(
     return assemble(built)
 
 
-def _directed_options(sp: Any, program: Any, question: Formula) -> Any:
+def _directed_options(sp: Any, program: Any, question: Formula, labels: set[str]) -> Any:
     """Storm's builder options for one question (property-directed: its labels, its
     terminal states), with the valuations, choice labels and origins faier names by;
-    None when the question needs the full model."""
-    labels = {label.name for label in program.labels} | {"init", "deadlock"}
+    None when the question needs the full model.  ``labels``: the names Storm reads as
+    labels (PRISM labels, JANI transient variables), quoted in its text."""
     text = storm_question(question, labels.__contains__)
     if text is None:
         return None
@@ -244,12 +245,14 @@ def load_jani(
     path: str | Path,
     constants: Mapping[str, str] | None = None,
     overrides: Mapping[str, str] | None = None,
+    question: Formula | None = None,
 ) -> LogicModel:
     """Build a JANI DTMC or MDP exactly (the quantitative verification benchmark set's format).
 
     Transient boolean variables are the labels (as Storm reads them); a
     choice is named by its action, else by its automaton and edge (``m:2``).
-    ``overrides`` replace constants the file defines.
+    ``overrides`` replace constants the file defines; ``question`` as for
+    :func:`load_prism`.
     """
     source = str(path)
     if not Path(path).is_file():
@@ -279,8 +282,10 @@ def load_jani(
             built, Path(path).stem, f"JANI {kind}", given, "variable", _jani_choice_namer
         )
 
+    labels = {v.name for v in defined.global_variables if v.is_transient} | {"init", "deadlock"}
+    options = _directed_options(sp, defined, question, labels) if question is not None else None
     try:
-        built = sp.build_model[sp.Rational](defined, options=_builder_options(sp))
+        built = sp.build_model[sp.Rational](defined, options=options or _builder_options(sp))
     except RuntimeError as exc:
         _own_row_error(exc, defined, assemble)
         raise (
