@@ -486,6 +486,15 @@ def _load_within(target: Target, options: Options) -> tuple[Problem, Options]:
     return problem, replace(options, timeout=left)
 
 
+def _limit_as_asked(result: Result, asked: Options, ran: Options) -> Result:
+    """The reason of a run stopped at its time limit names the ``--timeout`` asked for, not
+    the time left for the engine after loading (``timeout of 0.0499054 s``)."""
+    if asked.timeout is None or ran.timeout in (None, asked.timeout) or not result.reason:
+        return result
+    ran_out, asked_for = f"timeout of {ran.timeout:g} s", f"timeout of {asked.timeout:g} s"
+    return replace(result, reason=result.reason.replace(ran_out, asked_for))
+
+
 def _not_loaded(
     target: Target, options: Options, claim: object, stop: BudgetExceeded, started: float
 ) -> Result:
@@ -549,7 +558,7 @@ def epsilon(
     the least ε such that δ(ε) ≤ δ.  ``precision`` bounds ln(upper/lower) of a
     supremum that the SMT engine cannot pin down exactly.
     """
-    chosen = _decided_options(Options.parse(options, **fields))
+    asked = chosen = _decided_options(Options.parse(options, **fields))
     started = time.perf_counter()
     try:
         problem, chosen = _load_within(target, chosen)
@@ -563,7 +572,7 @@ def epsilon(
         None,
         lambda: _located(target, problem, lambda: engine.epsilon(problem, chosen, progress)),
     )
-    return _assuming(result, problem.assumptions)
+    return _assuming(_limit_as_asked(result, asked, chosen), problem.assumptions)
 
 
 def verify(
@@ -583,7 +592,7 @@ def verify(
     given = claim_of(epsilon, eps=eps)
     if given is None:
         raise SpecError("no ε to verify", where="epsilon", fix="e.g. faier.verify(target, 'ln(3)')")
-    chosen = _decided_options(Options.parse(options, **fields))
+    asked = chosen = _decided_options(Options.parse(options, **fields))
     started = time.perf_counter()
     try:
         problem, chosen = _load_within(target, chosen)
@@ -600,7 +609,7 @@ def verify(
     )
     if chosen.engine == "auto" and result.verdict is Verdict.HOLDS and result.proof is None:
         result = _for_every_input(target, problem, claim, chosen, result)
-    return _assuming(result, problem.assumptions)
+    return _assuming(_limit_as_asked(result, asked, chosen), problem.assumptions)
 
 
 def _for_every_input(
