@@ -2,7 +2,9 @@
 
 A random property tree (labels, boolean variables, comparisons with
 arithmetic, ``! & |``, ``X F G U`` with and without step bounds, nested
-``P`` operators, ``P=?``/``Pmin=?``/``Pmax=?`` at the top) is written as text
+``P`` operators, ``P=?``/``Pmin=?``/``Pmax=?`` or a reward question
+``R{"time"}min=? [F Φ]``/``R=? [C<=k]`` at the top, sometimes named
+``"p7": …;`` as in a property file) is written as text
 with the fewest brackets PRISM's grammar needs (``PrismParser.jj``: the
 temporal operators below the boolean ones, ``U`` not associative) plus
 random extra ones.  Both parsers must read the text back to the tree:
@@ -123,6 +125,13 @@ def random_path(rng: random.Random, depth: int, expressions: bool) -> Node:
 
 
 def random_property(rng: random.Random, expressions: bool) -> Node:
+    if rng.random() < 0.15:  # a reward question: the expected reward until a target, or in k steps
+        structure = rng.choice([None, "time"])
+        optimum = rng.choice([None, "min", "max"])
+        if rng.random() < 0.3:
+            return Node("R", (structure, optimum, ("C", Fraction(rng.randint(0, 9)))))
+        target = random_state(rng, rng.randint(0, 3), expressions)
+        return Node("R", (structure, optimum, ("F", target)))
     path = random_path(rng, rng.randint(1, 4), expressions)
     kind = rng.choice([None, None, "min", "max"])
     top = Node("P", (kind, None, path))
@@ -188,6 +197,11 @@ class Writer:
                 return f"F<={bound[1]} {self.show(right, _PREFIX)}", _PREFIX
             op = "U" if bound is None else f"U<={bound[1]}"
             return f"{self.show(left, _PREFIX)} {op} {self.show(right, _PREFIX)}", _UNTIL
+        if kind == "R":
+            structure, optimum, (what, inner) = parts
+            name = "" if structure is None else '{"' + structure + '"}'
+            body = f"C<={inner}" if what == "C" else f"F {self.show(inner, _PREFIX)}"
+            return f"R{name}{optimum or ''}=? [{body}]", _ATOM
         assert kind == "P"
         optimum, bound, path = parts
         head = f"P{optimum or ''}=?" if bound is None else f"P{bound[0]}{bound[1]}"
@@ -210,6 +224,10 @@ def _raw(node: Node) -> Canon:
         return (kind, parts[0])
     if kind == "P":
         return ("P", parts[0], parts[1], _raw(parts[2]))
+    if kind == "R":
+        what, inner = parts[2]
+        path = ("C", ("num", inner)) if what == "C" else ("F", _raw(inner))
+        return ("R", parts[0], parts[1], path)
     if kind == "U":
         bound = None if parts[2] is None else f"{parts[2][0]}{parts[2][1]}"
         return ("U", _raw(parts[0]), _raw(parts[1]), bound)
@@ -225,6 +243,9 @@ def labelled(node: Node, counter: list[int]) -> Node:
         return Node("label", (f"e{counter[0]}",))
     if node.kind in ("P",):
         return Node("P", (node.parts[0], node.parts[1], labelled(node.parts[2], counter)))
+    if node.kind == "R" and node.parts[2][0] == "F":
+        target = labelled(node.parts[2][1], counter)
+        return Node("R", (node.parts[0], node.parts[1], ("F", target)))
     if node.kind == "U":
         left, right = labelled(node.parts[0], counter), labelled(node.parts[1], counter)
         return Node("U", (left, right, node.parts[2]))
@@ -290,7 +311,10 @@ def case_properties(seed: int, check: Check, notes: list[str]) -> str:
     tree = random_property(rng, expressions)
     extra = rng.choice([0.0, 0.15, 0.4])
     bracket_seed = rng.randrange(2**32)
+    named = rng.random() < 0.2
     text = Writer(random.Random(bracket_seed), extra).write(tree)
+    if named:
+        text = f'"p{seed % 100}": {text};'
     # damaged only without Storm's expressions, whose departures would muddle the comparison
     broken = rng.random() < 0.2 and labelled(tree, [0]) == tree
     if broken:
@@ -311,9 +335,15 @@ def case_properties(seed: int, check: Check, notes: list[str]) -> str:
         return text
     expected = canonical(tree)
     check.expect(faier == expected, f"faier reads {text!r} as {faier}, PRISM as {expected}")
+    if named and faier is not None:
+        from faier.logic.parser import parse_formula
+
+        name = parse_formula(text).name
+        check.expect(name == f"p{seed % 100}", f"faier reads the name of {text!r} as {name!r}")
     if storm != expected:
         relabelled = labelled(tree, [0])
         plain = Writer(random.Random(bracket_seed), extra).write(relabelled)
+        plain = f'"p{seed % 100}": {plain};' if named else plain
         storm_plain = storm_reads(plain)
         departs = storm_plain == canonical(relabelled)
         check.expect(departs, f"Storm reads {text!r} as {storm}, PRISM as {expected}")
