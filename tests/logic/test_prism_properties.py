@@ -153,3 +153,37 @@ def test_step_bounds_may_name_the_models_constants(tmp_path: Path) -> None:
             check(model, query)
         assert caught.value.message == message
         assert caught.value.fix == "its whole-number constants are COL, N"
+
+
+FUNCTIONS = """dtmc
+const int N = 5;
+formula w = s = 0 ? 2 : min(s, 3) + floor(s / 2) + pow(2, s) - mod(s, 2);
+formula odd = mod(s, 2) = 1 | s = N;
+module m
+  s : [0..N] init 0;
+  [] s < N -> 1/2 : (s'=s+1) + 1/2 : (s'=max(s - 1, 0));
+  [] s = N -> true;
+endmodule
+"""
+
+
+@pytest.mark.parametrize("query", ["P=? [ F<=4 w >= 8 ]", "P=? [ F<=3 odd & w < 12 ]"])
+def test_formulas_with_conditions_and_functions(query: str, tmp_path: Path) -> None:
+    """Storm's expression (ITE, min, floor, pow, mod) turned into a term, evaluated exactly."""
+    path = tmp_path / "functions.pm"
+    path.write_text(FUNCTIONS, encoding="utf-8")
+    ((_, value),) = check(load_model(str(path)), query).values
+    assert value == storm_exact(path, {}, query)
+
+
+def test_storms_remainder_is_cs() -> None:
+    """Storm writes PRISM's mod with C's %, whose sign is the dividend's (math.fmod)."""
+    import math
+
+    from faier.logic.definitions import _remainder
+    from faier.logic.expressions import evaluate
+
+    term = _remainder(("var", "a"), ("var", "b"))
+    for a in range(-7, 8):
+        for b in (-3, -2, 2, 3):
+            assert evaluate(term, {"a": a, "b": b}) == math.fmod(a, b)

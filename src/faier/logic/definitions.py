@@ -62,12 +62,23 @@ def storm_term(expression: Any) -> Term:
             return ("ite", parts[0], parts[1], parts[2])
         if name in _FUNCTIONS:
             return ("call", _FUNCTIONS[name], tuple(parts))
+        if name == "MODULO":
+            return _remainder(parts[0], parts[1])
         raise Untranslatable(f"Storm's operator {name}")
     if expression.is_variable():
         return ("var", expression.get_identifier())
     if expression.has_boolean_type():
         return ("bool", expression.evaluate_as_bool())
     return ("num", Fraction(str(expression.evaluate_as_rational())))
+
+
+def _remainder(a: Term, b: Term) -> Term:
+    """Storm's ``a % b``, C's remainder (its sign is the dividend's; Storm wraps it to give
+    PRISM's mod): sign(a) · (|a| mod |b|), through faier's floor ``mod``."""
+    size = ("call", "max", (b, ("neg", b)))
+    positive = ("call", "mod", (a, size))
+    negative = ("neg", ("call", "mod", (("neg", a), size)))
+    return ("ite", ("cmp", ">=", a, ("num", Fraction(0))), positive, negative)
 
 
 def prism_definitions(program: Any, text: str, stormpy: Any) -> dict[str, Term]:
