@@ -186,3 +186,11 @@ def test_a_jani_model_built_for_its_question_gives_storms_answer(question: str) 
     directed = load_model(str(MODELS / "overlap.jani"), question=parse_formula(question).formula)
     expected = _storm_alone(MODELS / "overlap.nm", question)
     assert dict(check(directed, question).values)[directed.initial[0]] == expected
+
+
+def test_a_jani_files_constants_may_be_named_in_formulas() -> None:
+    """QVBS's nand asks ``z/N < 0.1``: N was an unknown variable in JANI files."""
+    walk = load_model(str(WALK), {"p": "1/3"})
+    assert probabilities(walk, "F<=2 (s = N)") == probabilities(walk, "F<=2 top")
+    longer = load_model(str(WALK), {"p": "1/3"}, {"N": "3"})
+    assert probabilities(longer, "F<=3 (s = N & p < 1/2)") == probabilities(longer, "F<=3 top")

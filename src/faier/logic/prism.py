@@ -277,9 +277,17 @@ def load_jani(
     defined = _define(model, given, prism=False)
     sp = stormpy()
 
+    definitions = _jani_definitions(document, given.values)
+
     def assemble(built: Any) -> LogicModel:
         return _assemble(
-            built, Path(path).stem, f"JANI {kind}", given, "variable", _jani_choice_namer
+            built,
+            Path(path).stem,
+            f"JANI {kind}",
+            given,
+            "variable",
+            _jani_choice_namer,
+            definitions,
         )
 
     labels = {v.name for v in defined.global_variables if v.is_transient} | {"init", "deadlock"}
@@ -294,6 +302,25 @@ def load_jani(
             else ModelError(_storm_message(exc), where=source, fix="see jani-spec.org")
         ) from None
     return assemble(built)
+
+
+def _jani_definitions(document: Mapping[str, Any], given: Mapping[str, str]) -> dict[str, Term]:
+    """A JANI file's constants whose values are numbers or booleans (given with --set or
+    --const, else written in the file), as terms properties may name (nand's ``z/N``)."""
+    found: dict[str, Term] = {}
+    for constant in document.get("constants", []):
+        if not isinstance(constant, dict) or not isinstance(constant.get("name"), str):
+            continue
+        name = constant["name"]
+        value = given.get(name, constant.get("value"))
+        if value in ("true", "false") or isinstance(value, bool):
+            found[name] = ("bool", value in ("true", True))
+        elif isinstance(value, int | float | str):
+            try:
+                found[name] = ("num", parse_number(str(value))[0])
+            except ValueError:
+                continue
+    return found
 
 
 def _parse_jani(
