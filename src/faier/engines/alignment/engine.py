@@ -22,7 +22,15 @@ import z3
 from faier.core.budget import Budget
 from faier.core.options import Options
 from faier.core.problem import Problem
-from faier.engines.alignment import certificate, execute, induction, loops, refute, synthesis
+from faier.engines.alignment import (
+    certificate,
+    execute,
+    induction,
+    loops,
+    prophecy,
+    refute,
+    synthesis,
+)
 from faier.engines.alignment.execute import both, total
 from faier.engines.alignment.synthesis import (
     Counterexample,
@@ -230,6 +238,10 @@ def _every_n(
             isinstance(relation, OneQuery),
             budget,
         )
+        family = "side"
+        if proof is None and isinstance(relation, EveryQuery) and prophecy.applies(graph) is None:
+            proof = prophecy.prove(graph, setting.unit, setting.epsilon, budget)
+            family = "winner"
     except (loops.NotALoop, NotAffine, execute.Unsupported) as exc:
         return f"not a query loop the engine follows: {exc.message}"
     if proof is None:
@@ -250,7 +262,7 @@ def _every_n(
     )
     data: dict[str, object] = {
         "queries": "every n",
-        "family": "side",
+        "family": family,
         "shifts": [
             {
                 "site": names[site],
@@ -263,6 +275,7 @@ def _every_n(
         ],
         "distances": {name: str(d) for name, d in proof.distances},
         "moved": {name: [str(c), str(e)] for name, c, e in proof.moved},
+        "bounds_before_winner": {name: str(b) for name, b in proof.bounds},
         "largest_cost": str(proof.largest_cost),
         "epsilon": eps.text,
         "loop_states": proof.states,

@@ -87,6 +87,8 @@ class Step:
     companions: tuple[Pairs, ...]
     emitted: tuple[Form, ...]
     carried: tuple[tuple[str, Form], ...]
+    stored: frozenset[str] = frozenset()
+    """Names this iteration set to its loop counter (``best = i``)."""
 
 
 @dataclass
@@ -182,6 +184,7 @@ def explore(loop: loops.Loop, integer: bool, budget: Budget) -> Graph:
                     step.companions,
                     step.emitted,
                     step.carried,
+                    step.stored,
                 )
             )
             if len(graph.steps) > MAX_STEPS:
@@ -228,6 +231,7 @@ def _iterations(
         emitted = tuple(f for name in state.lists for item in env[name].items for f in _items(item))
         for name in state.lists:
             env[name] = loops.Accumulator()
+        stored = frozenset(n for n, v in env.items() if isinstance(v, loops.Index))
         target, carried = _abstract(env, False, outcome == "break")
         draws = tuple(run.draws)
         step = Step(
@@ -239,6 +243,7 @@ def _iterations(
             tuple(tuple(sorted(run.companions.get(k, {}).items())) for k in range(len(draws))),
             emitted,
             carried,
+            stored,
         )
         out.append((step, target))
         if not advance(prefix, run):
@@ -280,6 +285,8 @@ class Loopproof:
     states: int
     steps: int
     obligations: tuple[z3.BoolRef, ...]
+    bounds: tuple[tuple[str, Fraction], ...] = ()
+    """Prophecy proofs: before the winner, aligned − original ≤ bound for each number."""
 
 
 MODES_EVERY = ("every",)
@@ -728,10 +735,23 @@ def describe(
     """The certificate's lines for a proof over every number of queries."""
     lines = [
         f"for every number of queries: the query loop has {proof.states} abstract states and "
-        f"{proof.steps} iteration paths; alignment (side selectors):"
+        f"{proof.steps} iteration paths; alignment "
+        + (
+            "(the winner guessed: ShadowDP's shadow execution):"
+            if proof.bounds
+            else "(side selectors):"
+        )
     ]
     for site, selector, c, d in proof.holes:
-        where = {"pre": "before the loop", "post": "after the loop"}.get(selector, selector)
+        where = {
+            "pre": "before the loop",
+            "post": "after the loop",
+            "pending": "before the winner",
+            "winner": "the last iteration that stores the counter (the winner)",
+            "above": "after the winner, above" if proof.bounds else "above",
+            "below": "after the winner, below" if proof.bounds else "below",
+            "free": "after the winner" if proof.bounds else "free",
+        }.get(selector, selector)
         symbol = "δ" if selector == "post" else "D"
         text = _affine(c, d, symbol)
         lines.append(f"  {names.get(site, site)} {kinds[site].describe()}, {where}: shift {text}")
@@ -741,6 +761,11 @@ def describe(
         lines.append(
             f"  loop-carried {name} once the moved query is read: aligned value = value + "
             + _affine(c, e, "δ")
+        )
+    for name, bound in proof.bounds:
+        lines.append(
+            f"  loop-carried {name} before the winner: aligned value ≤ value + {bound} "
+            "(the aligned run may take other paths there)"
         )
     if proof.moved or any(selector == "post" for _, selector, _, _ in proof.holes):
         lines.append("  δ: the one query's change (one-query neighbours)")
