@@ -80,6 +80,9 @@ def test_the_cli_prints_and_serialises_the_grouping() -> None:
     assert Fraction(value) == storm_exact(BRP, CONSTANTS, query)
     text = CliRunner().invoke(app, args)
     assert "formula     P=? [F (s = 5 & srep = 2)]" in text.stdout
+    named = CliRunner().invoke(app, [*args[:-1], '"p2": ' + query + ";", "--json"])
+    assert json.loads(named.stdout)["name"] == "p2"
+    assert "property    p2" in CliRunner().invoke(app, [*args[:-1], '"p2": ' + query]).stdout
 
 
 DEFINITIONS = """dtmc

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from fractions import Fraction
 
 from faier.errors import BudgetExceeded, SpecError
@@ -70,6 +71,17 @@ def check(
     parsed = _parsed(formula, constants_of(model))
     if neighbours is not None:
         model = model.with_neighbours(neighbours)
+    result = _check(model, parsed, state, word_limit, started)
+    return result if parsed.name is None else replace(result, name=parsed.name)
+
+
+def _check(
+    model: LogicModel,
+    parsed: ParsedFormula,
+    state: str | Sequence[str] | None,
+    word_limit: int,
+    started: float,
+) -> CheckResult:
     focus = _focus(model, state)
     _validate(model, parsed)
     root = parsed.formula

@@ -216,6 +216,8 @@ class CheckResult:
     size: ModelSize | None = None
     quantity: str = "probability"
     """What ``values`` hold: probabilities, or an ``R=?`` question's expected rewards."""
+    name: str | None = None
+    """The property's PRISM name (``"p2": P=? [...]``), when it has one."""
 
     @property
     def exit_code(self) -> int:
@@ -241,6 +243,8 @@ class CheckResult:
             "formula": self.formula,
             "neighbours": self.neighbours,
         }
+        if self.name is not None:
+            out["name"] = self.name
         if self.verdict is not None:
             out["verdict"] = self.verdict.value
             out["states"] = {state: verdict.value for state, verdict in self.states}

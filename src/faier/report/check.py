@@ -66,6 +66,8 @@ def render_check(result: CheckResult, console: Console) -> None:
     head.add_row("model", f"{result.model} ({result.kind})" if result.kind else result.model)
     if result.size is not None:
         head.add_row("size", result.size.show())
+    if result.name is not None:
+        head.add_row("property", result.name)
     head.add_row("formula", result.formula)
     if result.neighbours:
         head.add_row("neighbours", result.neighbours)
