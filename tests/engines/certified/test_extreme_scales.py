@@ -196,3 +196,40 @@ def test_tester_certifies_an_event_loss_past_the_float_range(tmp_path: Path) -> 
     assert _contains(
         Enclosure(data["lower_bound"]["lower"], data["lower_bound"]["upper"]), _gaussian_reference()
     )
+
+
+def test_gaussian_argmax_probability_far_below_the_tails_cut() -> None:
+    """Noisy Max of three answers in {0, 1} with σ = 1/40: Pr[index 0 | (0, 1, 1)] =
+    ∫ φ_σ(t)·Φ((t − 1)/σ)² dt ≈ 1.2·10⁻²³⁵, below the 2^(−520) that the centre's cut
+    tails and the integrator's tolerance once added to every integral (ε* was then
+    only "≥ 0").  Reference: mpmath quad around the integrand's peak at t = 2/3."""
+    sigma = Fraction(1, 40)
+
+    @faier.program(inputs=faier.grid(3, 1))
+    def noisy_max(x: tuple[int, ...], ctx: Any) -> Any:
+        noisy = [q + ctx.draw(faier.gaussian(0, sigma)) for q in x]
+        best = 0
+        for i in range(1, 3):
+            if noisy[i] > noisy[best]:
+                best = i
+        return best
+
+    with mpmath.workdps(25):
+        s = mpmath.mpf(1) / 40
+
+        def wins(shift: int) -> Any:
+            """Pr[X₀ + shift > X₁ + 1 − shift, X₂ + 1 − shift] for the answers (s, 1−s, 1−s)."""
+            gap = 1 - 2 * shift  # how far the others start above the first
+
+            def integrand(t: Any) -> Any:
+                return mpmath.npdf(t, 0, s) * mpmath.ncdf((t - gap) / s) ** 2
+
+            peak = mpmath.mpf(2) / 3 * gap if gap > 0 else mpmath.mpf(0)
+            points = [peak + mpmath.mpf(i) / 200 for i in range(-40, 41)]
+            return mpmath.quad(integrand, points)
+
+        truth = float(mpmath.log(wins(1) / wins(0)))  # (1, 0, 0) against (0, 1, 1)
+    problem = _problem(noisy_max)
+    star = faier.epsilon(problem)
+    assert star.enclosure is not None and _contains(star.enclosure, truth)  # ≈ 540.9
+    assert star.enclosure.upper - star.enclosure.lower < 1e-9 * truth

@@ -144,12 +144,47 @@ def _min(x: Bound, y: Bound) -> Bound:
     return x if y is None else y if x is None else min(x, y)
 
 
+DEEPEST = 1 << 15
+"""The most bits below 1 a star's probability is followed to (e^(−22700))."""
+
+
 def star_probability(star: Star, bits: int) -> Any:
-    """A ball containing the star's probability (the working precision is ``bits``)."""
+    """A ball containing the star's probability (the working precision is ``bits``).
+
+    The centre's cut-off tails and the integrator's tolerance are absolute, near
+    2^−bits: a probability far below that (e^(−5000) at σ = 1/100) comes back as
+    [0, 2^−bits].  Then it is computed again with both set that many bits further
+    below its upper bound, until its ball is relatively tight (at most
+    :data:`DEEPEST` bits down).
+    """
+    import flint
+
+    depth = 0
+    while True:
+        value = _star_once(star, bits, depth)
+        upper = value.upper()
+        if not _loose(value) or not upper > 0:
+            return value
+        below = 1 - math.floor(float(flint.arb(upper).log() / flint.arb(2).log()))
+        if below <= depth or below > DEEPEST:
+            return value
+        depth = below
+
+
+def _loose(value: Any) -> bool:
+    """A ball whose radius is not far below its midpoint (its relative accuracy lost)."""
+    import flint
+
+    return not abs(value.mid()) * flint.arb(2) ** (-(flint.ctx.prec // 2)) > value.rad()
+
+
+def _star_once(star: Star, bits: int, depth: int) -> Any:
+    """The star's probability with its tails cut and its integrals accurate to
+    2^−(bits + depth) absolute."""
     import flint
 
     mean = star.noise.loc
-    reach, cut = _reach(star.noise, bits)
+    reach, cut = _reach(star.noise, bits + depth)
     floor = mean if star.noise.kind == "exponential" else mean - reach
     start = _max(star.low, floor)
     end = _min(star.high, mean + reach)
@@ -173,7 +208,7 @@ def star_probability(star: Star, bits: int) -> Any:
                     cuts.add(x - y)
         points = sorted(cuts)
         for u, v in itertools.pairwise(points):
-            total += _segment(star, u, v)
+            total += _segment(star, u, v, bits + depth)
     return total + flint.arb(0).union(tail)
 
 
@@ -193,7 +228,7 @@ class _Factor:
     upper: bool
 
 
-def _segment(star: Star, u: Fraction, v: Fraction) -> Any:
+def _segment(star: Star, u: Fraction, v: Fraction, accuracy: int) -> Any:
     """∫_u^v of the star's integrand, where every leaf's bounds keep one form."""
     import flint
 
@@ -226,7 +261,7 @@ def _segment(star: Star, u: Fraction, v: Fraction) -> Any:
                 low_at is not None and low_at > loc,
             )
         )
-    return constant * _integrate(star.noise, middle >= star.noise.loc, factors, u, v)
+    return constant * _integrate(star.noise, middle >= star.noise.loc, factors, u, v, accuracy)
 
 
 def _bound_at(t: Any, value: Bound, moves: bool) -> Any:
@@ -236,9 +271,15 @@ def _bound_at(t: Any, value: Bound, moves: bool) -> Any:
 
 
 def _integrate(
-    centre: Continuous, above: bool, factors: Sequence[_Factor], u: Fraction, v: Fraction
+    centre: Continuous,
+    above: bool,
+    factors: Sequence[_Factor],
+    u: Fraction,
+    v: Fraction,
+    accuracy: int,
 ) -> Any:
-    """acb.integral of density_c(t)·Π factors over [u, v] (the integrand is entire there)."""
+    """acb.integral of density_c(t)·Π factors over [u, v] (the integrand is entire there),
+    to an absolute tolerance of 2^−accuracy."""
     import flint
 
     def integrand(t: Any, _analytic: bool) -> Any:
@@ -255,7 +296,8 @@ def _integrate(
             value = value * term
         return value
 
-    result = flint.acb.integral(integrand, _arb(u), _arb(v))
+    tolerance = flint.arb(2) ** (-accuracy)
+    result = flint.acb.integral(integrand, _arb(u), _arb(v), abs_tol=tolerance)
     real = result.real
     if not real.is_finite():
         raise Unsupported(f"the integral over [{u}, {v}] did not converge")
