@@ -1286,7 +1286,7 @@ CASES = [
     case(
         "formula-delta-above-one",
         [*SURVEY, "D{ln(3), 1.5}[X out1]"],
-        ["formula, column 10: δ = 3/2 is not in [0, 1]"],
+        ["formula, column 10: δ = 1.5 is not in [0, 1]"],
         "δ is a probability",
     ),
     case(

@@ -48,7 +48,10 @@ class Untranslatable(ValueError):
 def storm_term(expression: Any) -> Term:
     """A stormpy expression (constants already substituted) as a faier term."""
     if expression.is_function_application:
-        name = str(expression.operator).rsplit(".", 1)[-1]
+        try:
+            name = str(expression.operator).rsplit(".", 1)[-1]
+        except ValueError as error:  # an operator stormpy's enum lacks (log is number 13)
+            raise Untranslatable(f"a Storm operator stormpy cannot name ({error})") from error
         parts = [storm_term(expression.get_operand(i)) for i in range(expression.arity)]
         if name == "NOT":
             return ("not", parts[0])
