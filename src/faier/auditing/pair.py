@@ -202,7 +202,8 @@ class Evaluator:
                         return False
             return True
 
-        loss = _loss(a, b, left.elements, found_a, found_b, centres, still)
+        steady = _steady_centres(a, b, left, found_a, found_b, centres)
+        loss = _loss(a, b, left.elements, found_a, found_b, centres, still, steady)
         if loss.infinite is not None and loss.exact and not _probed_only(a):
             loss = self._confirmed(right, b, loss)
         if loss.exact:
@@ -356,7 +357,10 @@ def _offsets(run_: Run, elements: list[_Element], seed: int) -> tuple[np.ndarray
     scales = np.where(np.isfinite(scales) & (scales > 0), scales, 1.0)
     signs = rng.choice([-1.0, 1.0], size=len(elements))
     first = scales * (0.5 + rng.random(len(elements))) * signs
-    second = first * (1.5 + rng.random(len(elements)))
+    # the second probe is far out, with its own signs: a release that is a translation only
+    # near the recorded noise (a step in another draw, a clamp) does not pass both
+    far = rng.choice([-1.0, 1.0], size=len(elements))
+    second = scales * (20.0 + 10.0 * rng.random(len(elements))) * far
     whole = np.array(
         [run_.draws[e.draw].family == "discrete-laplace" for e in elements], dtype=bool
     )
@@ -390,6 +394,8 @@ class _Map:
 
     hits: list[tuple[int, float] | None]
     moved: list[bool]
+    far: np.ndarray | None = None
+    """The output under the far probe (None where its form differed)."""
 
 
 def _coefficients(base: Run, probe1: Run, probe2: Run, t1: np.ndarray, t2: np.ndarray) -> _Map:
@@ -411,11 +417,49 @@ def _coefficients(base: Run, probe1: Run, probe2: Run, t1: np.ndarray, t2: np.nd
         found.append((int(hits[0]), float(r1[k, hits[0]])) if len(hits) == 1 else None)
     same1 = (d1 == 0) | (np.isnan(probe1.values) & np.isnan(base.values))
     same2 = (d2 == 0) | (np.isnan(probe2.values) & np.isnan(base.values))
-    return _Map(found, [not bool(x and y) for x, y in zip(same1, same2, strict=True)])
+    moved = [not bool(x and y) for x, y in zip(same1, same2, strict=True)]
+    return _Map(found, moved, probe2.values)
 
 
 def _same(x: float, y: float) -> bool:
     return bool(x == y or (math.isnan(x) and math.isnan(y)))
+
+
+def _steady_centres(
+    a: Run, b: Run, left: _Left, found_a: _Map, found_b: _Map, centres: tuple[Run, Run] | None
+) -> set[int]:
+    """Coordinates releasing one draw whose offset is the same with the other draws as
+    recorded, cancelled, and far out (on both sides): the offset depends on the data alone
+    there, so the noise-free replays' difference is the release's shift."""
+    if centres is None or found_a.far is None or found_b.far is None:
+        return set()
+    noise = -_zero(a, left.elements)
+    steady: set[int] = set()
+    for k, hit in enumerate(found_a.hits):
+        if hit is None:
+            continue
+        g, _ = hit
+        other = found_b.hits[k]
+        if other is None or other[0] != g:
+            continue
+        ok = True
+        sides = (
+            (a, found_a.far, centres[0], hit[1]),
+            (b, found_b.far, centres[1], other[1]),
+        )
+        for run_, far, zero, coefficient in sides:
+            offsets = (
+                run_.values[k] - coefficient * noise[g],
+                far[k] - coefficient * (noise[g] + left.t2[g]),
+            )
+            centre = zero.values[k]
+            for offset in offsets:
+                slack = RELATIVE * max(abs(centre), abs(coefficient * left.t2[g]), 1.0)
+                if not abs(offset - centre) <= slack:
+                    ok = False
+        if ok:
+            steady.add(k)
+    return steady
 
 
 def _unit(coefficient: float) -> int | None:
@@ -438,6 +482,7 @@ def _loss(
     found_b: _Map,
     centres: tuple[Run, Run] | None,
     still: Callable[[int], bool],
+    steady: set[int],
 ) -> PairLoss:
     """Terms for every location draw, every coordinate moving outside them, every library call."""
     map_a, map_b = found_a.hits, found_b.hits
@@ -451,7 +496,7 @@ def _loss(
     selectors = any(d.family not in LOCATION_FAMILIES for d in a.draws)
     for g, element in enumerate(elements):
         term = _element_term(
-            a, b, element, released.get(g, []), map_a, map_b, g, centres, selectors
+            a, b, element, released.get(g, []), map_a, map_b, g, centres, selectors, steady
         )
         terms.append(term)
     for k, hit in enumerate(map_a):
@@ -495,6 +540,7 @@ def _element_term(
     g: int,
     centres: tuple[Run, Run] | None,
     unprobed: bool,
+    steady: set[int],
 ) -> Term:
     """The draw's term: its release's shift (between the noise-free replays, when they ran)."""
     draw, other = a.draws[element.draw], b.draws[element.draw]
@@ -530,6 +576,9 @@ def _element_term(
         )
     shifts: set[Fraction] = set()
     exact = True
+    if any(k not in steady for k in coordinates):
+        exact = False
+        unprobed = True
     for k in coordinates:
         coefficient = map_a[k][1] if map_a[k] is not None else 1.0  # type: ignore[index]
         x, y = a.values[k], b.values[k]
@@ -565,7 +614,10 @@ def _element_term(
             shifts.add(abs(Fraction((y - x) / coefficient)))
         else:
             shifts.add(abs(Fraction(float(y)) - Fraction(float(x))))
-    beside = "released beside draws the probes do not move (a mixture over them)"
+    beside = (
+        "released beside draws the probes do not move, or with an offset that other draws "
+        "change (a mixture over them)"
+    )
     if len(shifts) > 1:
         why = "two released values share one draw but move apart between D and D′"
         return Term(
