@@ -158,7 +158,8 @@ def test_noisy_max_is_proved_for_every_n_by_guessing_the_winner(name: str) -> No
     assert proof is not None
     assert proof.data["queries"] == "every n" and proof.data["family"] == "winner"
     winner = [s for s in proof.data["shifts"] if s["selector"] == "winner"]
-    assert [(s["constant"], s["companion"]) for s in winner] == [("1", "1")]  # 1 − (y − x)
+    # 1 − (y − x) or 2: both move the winner above every other noisy answer, at cost ≤ 1
+    assert [(s["constant"], s["companion"]) for s in winner] in ([("1", "1")], [("2", "0")])
     assert proof.data["largest_cost"] == "1"
 
 
