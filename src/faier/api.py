@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from faier.core import engine as registry
 from faier.core import parametric
-from faier.core.budget import Budget, hard_deadline
+from faier.core.budget import Budget, counted_from, hard_deadline
 from faier.core.engine import Engine, Progress, Question
 from faier.core.options import Options
 from faier.core.problem import Problem
@@ -460,39 +460,29 @@ def _located(target: str | Problem, problem: Problem, run: Callable[[], Result])
         raise
 
 
-def _load_within(target: Target, options: Options) -> tuple[Problem, Options]:
-    """Load under the run's limits, and the options the engine runs with.
+def _load_within(target: Target, options: Options) -> tuple[Problem, float]:
+    """Load under the run's limits; also when the run started, for :func:`counted_from`.
 
-    ``--timeout`` counts loading (a model file of 200 000 states takes a while)
-    and the engine gets the time left; ``--max-states`` refuses a model file
-    declaring more states before any row is built.  Either raises
-    :class:`BudgetExceeded`, which :func:`_not_loaded` turns into "unknown".
+    ``--timeout`` counts loading (a model file of 200 000 states takes a while):
+    the engine's budget counts from the start of loading; ``--max-states``
+    refuses a model file declaring more states before any row is built.
+    Either raises :class:`BudgetExceeded`, which :func:`_not_loaded` turns into
+    "unknown".
     """
-    if options.timeout is None and options.max_states is None:
-        return _load(target, options), options
     budget = Budget(options.timeout, options.max_states)
-    late = BudgetExceeded(f"timeout of {options.timeout or 0:g} s reached while loading the target")
+    if options.timeout is None and options.max_states is None:
+        return _load(target, options), budget.started
     try:
         with hard_deadline(options.timeout):
             problem = _load(target, options, budget)
-    except BudgetExceeded as stop:
-        timed_out = options.timeout is not None and budget.elapsed() >= options.timeout
-        raise late if timed_out else stop from None
-    if options.timeout is None:
-        return problem, options
-    left = options.timeout - budget.elapsed()
-    if left <= 0:
-        raise late
-    return problem, replace(options, timeout=left)
-
-
-def _limit_as_asked(result: Result, asked: Options, ran: Options) -> Result:
-    """The reason of a run stopped at its time limit names the ``--timeout`` asked for, not
-    the time left for the engine after loading (``timeout of 0.0499054 s``)."""
-    if asked.timeout is None or ran.timeout in (None, asked.timeout) or not result.reason:
-        return result
-    ran_out, asked_for = f"timeout of {ran.timeout:g} s", f"timeout of {asked.timeout:g} s"
-    return replace(result, reason=result.reason.replace(ran_out, asked_for))
+        budget.check_time()
+    except BudgetExceeded:
+        if options.timeout is None or budget.elapsed() < options.timeout:
+            raise
+        raise BudgetExceeded(
+            f"timeout of {options.timeout:g} s reached while loading the target"
+        ) from None
+    return problem, budget.started
 
 
 def _not_loaded(
@@ -558,21 +548,22 @@ def epsilon(
     the least ε such that δ(ε) ≤ δ.  ``precision`` bounds ln(upper/lower) of a
     supremum that the SMT engine cannot pin down exactly.
     """
-    asked = chosen = _decided_options(Options.parse(options, **fields))
+    chosen = _decided_options(Options.parse(options, **fields))
     started = time.perf_counter()
     try:
-        problem, chosen = _load_within(target, chosen)
+        problem, started = _load_within(target, chosen)
     except BudgetExceeded as stop:
         return _not_loaded(target, chosen, None, stop, started)
     target = _shown_target(target, problem)
     engine = _chosen(target, problem, chosen, "epsilon")
-    result = _bounded(
-        problem,
-        chosen,
-        None,
-        lambda: _located(target, problem, lambda: engine.epsilon(problem, chosen, progress)),
-    )
-    return _assuming(_limit_as_asked(result, asked, chosen), problem.assumptions)
+    with counted_from(started):  # the engine's time counts from the start of loading
+        result = _bounded(
+            problem,
+            chosen,
+            None,
+            lambda: _located(target, problem, lambda: engine.epsilon(problem, chosen, progress)),
+        )
+    return _assuming(result, problem.assumptions)
 
 
 def verify(
@@ -592,24 +583,27 @@ def verify(
     given = claim_of(epsilon, eps=eps)
     if given is None:
         raise SpecError("no ε to verify", where="epsilon", fix="e.g. faier.verify(target, 'ln(3)')")
-    asked = chosen = _decided_options(Options.parse(options, **fields))
+    chosen = _decided_options(Options.parse(options, **fields))
     started = time.perf_counter()
     try:
-        problem, chosen = _load_within(target, chosen)
+        problem, started = _load_within(target, chosen)
     except BudgetExceeded as stop:
         return _not_loaded(target, chosen, given, stop, started)
     target = _shown_target(target, problem)
     claim = given if isinstance(given, Epsilon) else _epsilon(given)
     engine = _chosen(target, problem, chosen, "verify")
-    result = _bounded(
-        problem,
-        chosen,
-        claim,
-        lambda: _located(target, problem, lambda: engine.verify(problem, claim, chosen, progress)),
-    )
+    with counted_from(started):  # the engine's time counts from the start of loading
+        result = _bounded(
+            problem,
+            chosen,
+            claim,
+            lambda: _located(
+                target, problem, lambda: engine.verify(problem, claim, chosen, progress)
+            ),
+        )
     if chosen.engine == "auto" and result.verdict is Verdict.HOLDS and result.proof is None:
         result = _for_every_input(target, problem, claim, chosen, result)
-    return _assuming(_limit_as_asked(result, asked, chosen), problem.assumptions)
+    return _assuming(result, problem.assumptions)
 
 
 def _for_every_input(

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from faier.core.budget import hard_deadline
+from faier.core.budget import Budget, counted_from, hard_deadline
 from faier.errors import BudgetExceeded
 
 
@@ -41,3 +41,14 @@ def test_a_shorter_inner_deadline_fires_first_and_the_outer_one_still_fires() ->
         with pytest.raises(BudgetExceeded, match=r"timeout of 0\.1 s"), hard_deadline(0.1):
             _spin(10.0)
         _spin(30.0)
+
+
+def test_budgets_made_inside_a_run_count_from_its_start() -> None:
+    """The API loads a target, then runs an engine: the engine's timeout counts loading."""
+    loaded_for = 5.0
+    with counted_from(time.perf_counter() - loaded_for):
+        inside = Budget(timeout=1)
+        assert inside.elapsed() >= loaded_for
+        with pytest.raises(BudgetExceeded, match=r"timeout of 1 s reached"):
+            inside.check_time()
+    Budget(timeout=1).check_time()  # outside: a fresh clock

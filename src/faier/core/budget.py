@@ -7,10 +7,31 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 from faier.errors import BudgetExceeded
+
+_RUN_STARTED: ContextVar[float | None] = ContextVar("faier_run_started", default=None)
+
+
+def _run_clock() -> float:
+    """When the budget's time starts: the run's start inside :func:`counted_from`, else now."""
+    started = _RUN_STARTED.get()
+    return time.perf_counter() if started is None else started
+
+
+@contextmanager
+def counted_from(started: float) -> Iterator[None]:
+    """Budgets made inside count their timeout from ``started`` (a ``perf_counter`` time):
+    the API counts loading a target inside ``--timeout`` this way, and the reason still
+    names the timeout the user gave."""
+    token = _RUN_STARTED.set(started)
+    try:
+        yield
+    finally:
+        _RUN_STARTED.reset(token)
 
 
 @dataclass
@@ -19,7 +40,7 @@ class Budget:
 
     timeout: float | None = None
     max_states: int | None = None
-    started: float = field(default_factory=time.perf_counter)
+    started: float = field(default_factory=_run_clock)
     explored: int = 0
     progress: Callable[[Any], None] | None = None
     """Called by long searches with their counts (for a progress display)."""
