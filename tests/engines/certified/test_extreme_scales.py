@@ -233,3 +233,15 @@ def test_gaussian_argmax_probability_far_below_the_tails_cut() -> None:
     star = faier.epsilon(problem)
     assert star.enclosure is not None and _contains(star.enclosure, truth)  # ≈ 540.9
     assert star.enclosure.upper - star.enclosure.lower < 1e-9 * truth
+
+
+def test_a_log_ratio_is_never_a_dropped_nan() -> None:
+    """e^(10⁻⁴⁰) − 1 cancels to a ball around 0 at 128 bits: its log ratio is taken at a
+    higher precision (mpmath: ln(10⁻⁴⁰ + 10⁻⁸⁰/2 + …)), never a NaN that max() drops."""
+    from faier.engines.certified.exppoly import ExpSum
+
+    tiny = ExpSum.exp(Fraction(1, 10**40)) - ExpSum.rational(1)
+    low, high = engine._log_ratio_floats(tiny, ExpSum.rational(1))
+    with mpmath.workdps(60):
+        truth = float(mpmath.log(mpmath.expm1(mpmath.mpf(10) ** -40)))
+    assert low <= truth <= high and high - low < 1e-12

@@ -583,14 +583,13 @@ def epsilon(problem: Problem, budget: Budget) -> Result:
     best_low = -math.inf
     best_high = -math.inf
     best: tuple[int, int, int] | None = None
-    with balls.precision(balls.PRECISIONS[0]):
-        for _, i, j, o in found:
-            p = table.exact[i][table.outputs[o]]
-            q = table.exact[j][table.outputs[o]]
-            low, high = balls.floats((balls.ball(p) / balls.ball(q)).log())
-            if low > best_low:
-                best_low, best = low, (i, j, o)
-            best_high = max(best_high, high)
+    for _, i, j, o in found:
+        p = table.exact[i][table.outputs[o]]
+        q = table.exact[j][table.outputs[o]]
+        low, high = _log_ratio_floats(p, q)
+        if low > best_low:
+            best_low, best = low, (i, j, o)
+        best_high = max(best_high, high)
     if best is None:
         return no_closed_form(problem, None, "no output is possible on both sides", started)
     witness, p_best, q_best = _witness(
@@ -634,6 +633,20 @@ def epsilon(problem: Problem, budget: Budget) -> Result:
         reason=reason,
         statistics=replace(stats, seconds=time.perf_counter() - started),
     )
+
+
+def _log_ratio_floats(p: ExpSum, q: ExpSum) -> tuple[float, float]:
+    """ln(p/q) enclosed in floats, the precision raised while a ball is not certainly
+    positive (cancellation in a tiny ExpSum); (−∞, ∞) if it stays so (never a NaN that
+    a max would drop)."""
+    for bits in balls.PRECISIONS:
+        with balls.precision(bits):
+            ratio = balls.ball(p) / balls.ball(q)
+            if ratio > 0:
+                low, high = balls.floats(ratio.log())
+                if not (math.isnan(low) or math.isnan(high)):
+                    return low, high
+    return -math.inf, math.inf
 
 
 def _log_ratio(p: ExpSum, q: ExpSum) -> str | None:
