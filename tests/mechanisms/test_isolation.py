@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -108,3 +110,31 @@ def test_an_interrupt_the_parent_never_saw_came_from_user_code() -> None:
     assert isolation.interrupt_requested()
     assert call_isolated(isolation.interrupt_requested, forward_signals=True) is False
     assert call_isolated(isolation.interrupt_requested) is False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_the_child_dies_with_its_parent() -> None:
+    """``kill -9`` of the ``faier`` process must not leave its work running."""
+    script = "import time; from faier.mechanisms.isolation import call_isolated; "
+    script += "call_isolated(time.sleep, 120)"
+    parent = subprocess.Popen([sys.executable, "-c", script], env=os.environ.copy())
+    children = Path(f"/proc/{parent.pid}/task/{parent.pid}/children")
+    deadline = time.monotonic() + 60
+    found: list[str] = []
+    while not found and time.monotonic() < deadline:
+        found = children.read_text().split() if children.exists() else []
+        time.sleep(0.05)
+    parent.kill()
+    parent.wait()
+    assert len(found) == 1
+    stat = Path(f"/proc/{found[0]}/stat")
+
+    def dead() -> bool:  # gone, or a zombie waiting for its new parent to reap it
+        try:
+            return stat.read_text().split()[2] in ("Z", "X")
+        except FileNotFoundError:
+            return True
+
+    while not dead() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert dead()

@@ -47,6 +47,7 @@ last byte is the parent's :func:`interrupt_requested` mark."""
 
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _WATCHED = {*_FORWARDED, signal.SIGCHLD}
+_PR_SET_PDEATHSIG = 1
 _CHILD_FAILED = 70
 """The exit status of an isolated child that could not write its result (EX_SOFTWARE)."""
 
@@ -133,9 +134,10 @@ def call_isolated(
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, _WATCHED) if watching else None
         try:
             _flush()
+            parent = os.getpid()
             pid = os.fork()
             if pid == 0:
-                _child(function, args, box, page, mask)
+                _child(function, args, box, page, mask, parent)
             if mask is not None:
                 status, received = _wait_watching(pid, deadline, timeout, page)
             else:
@@ -162,18 +164,32 @@ def _flush() -> None:
             stream.flush()
 
 
+def _die_with(parent: int) -> None:
+    """Linux: the child is killed when its parent dies (``kill -9`` of ``faier`` stops the work)."""
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
+    if os.getppid() != parent:  # the parent died before the request was made
+        os._exit(_CHILD_FAILED)
+
+
 def _child(
     function: Callable[..., Any],
     args: tuple[Any, ...],
     box: IO[bytes],
     page: mmap.mmap,
     mask: set[int | signal.Signals] | None,
+    parent: int,
 ) -> None:
     """The forked child: run, write the outcome, end without returning to the caller."""
     global _note_page
     code = 0
     try:
         me = os.getpid()
+        _die_with(parent)
         if mask is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         _note_page = page
