@@ -203,8 +203,11 @@ def test_faier_and_storm_read_random_properties_alike(soundness: ModuleType) -> 
 
 def test_misbehaving_mechanisms_never_get_a_verdict(soundness: ModuleType) -> None:
     """Kind ``misbehave``: one case of every misbehaviour (exit, kill, segfault, sys.exit,
-    recursion, allocation, SIGINT, print, fork) through verify, epsilon, test and batch."""
-    seeds = (1, 2, 4, 5, 7, 11, 12, 14, 19, 21, 24, 29)
+    recursion, allocation, SIGINT, print, fork) through verify, epsilon, test and batch.
+
+    Nine whole command runs (a forked child each, a batch job's child too): about 1 s
+    each on a quiet machine."""
+    seeds = (1, 2, 4, 7, 11, 13, 14, 24, 29)
     jobs = [("misbehave", seed) for seed in seeds]
     reports, _ = soundness.run_all(jobs, soundness.Rates(), workers=1, seconds=None)
     cases = [soundness.soundness_misbehave.generate(seed) for seed in seeds]
