@@ -11,7 +11,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from faier.results import Enclosure, Loss, Result, approximately, natural_log, saturated
+from faier.results import (
+    Enclosure,
+    Loss,
+    ParameterValue,
+    Result,
+    approximately,
+    natural_log,
+    saturated,
+)
 
 finite = st.floats(min_value=1e-300, max_value=1e300, allow_nan=False, allow_infinity=False)
 
@@ -93,3 +101,12 @@ def test_approximations_of_exact_values_past_the_float_range() -> None:
     assert approximately(Fraction(0)) == "0"
     assert saturated(Fraction(10**400)) == math.inf and saturated(Fraction(-(10**400))) == -math.inf
     assert saturated(Fraction(1, 4)) == 0.25
+
+
+def test_a_parameter_past_the_float_range_is_shown() -> None:
+    huge = ParameterValue("n", Fraction(10**401 + 1, 10))
+    assert huge.show().endswith("≈ 1e+400")
+    assert (
+        ParameterValue("p", Fraction(1, 3 * 10**20)).show()
+        == "p = 1/300000000000000000000 ≈ 3.33333e-21"
+    )

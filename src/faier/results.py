@@ -306,7 +306,7 @@ class ParameterValue:
     algebraic: str | None = None
 
     def show(self) -> str:
-        decimal = f"{float(self.value):.6g}"
+        decimal = approximately(self.value)
         if self.algebraic is not None:
             return f"{self.name} = {self.algebraic} (checked at ≈ {decimal})"
         if self.value.denominator == 1 or len(str(self.value)) <= 12:
