@@ -212,7 +212,13 @@ def test_delta_of_a_released_count_against_a_direct_sum(kind: str, scale: Any, e
     assert above.verdict is Verdict.HOLDS
     assert below.verdict is Verdict.VIOLATED
     pure = faier.epsilon(_problem(noisy))
-    assert (pure.epsilon_star is not None) == (kind == "discrete_gaussian")  # pure ε: ∞
+    assert pure.epsilon_star is not None
+    if kind == "discrete_gaussian":  # pure ε: ∞
+        assert pure.epsilon_star.infinite
+    else:  # discrete Laplace at scale t over ±1: ε* = 1/t exactly
+        assert not pure.epsilon_star.infinite
+        assert pure.enclosure is not None and pure.enclosure.closed_form == str(1 / Fraction(scale))
+        assert pure.epsilon_star.value == pytest.approx(float(1 / Fraction(scale)), rel=1e-12)
 
 
 @settings(max_examples=15, deadline=None)
