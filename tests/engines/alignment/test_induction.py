@@ -199,3 +199,19 @@ def test_noisy_max_loop_below_its_grid_epsilon_is_not_proved() -> None:
     proved = faier.verify(problem, "2", engine="alignment")
     assert proved.verdict is Verdict.HOLDS
     assert proved.proof is not None and proved.proof.data["queries"] == "every n"
+
+
+def test_integer_noise_is_not_guessed() -> None:
+    @faier.program(inputs=faier.grid(2, 1))
+    def discrete_max(q, ctx):  # type: ignore[no-untyped-def]
+        best, top = 0, None
+        for i in range(len(q)):
+            noisy = q[i] + ctx.draw(faier.discrete_laplace(0, 2))
+            if i == 0 or noisy > top:
+                best, top = i, noisy
+        return best
+
+    from faier.engines.alignment import prophecy
+
+    graph = induction.explore(loops.split(discrete_max.body), True, Budget(10, None))
+    assert prophecy.applies(graph) == "integer noise (its shifts would have to be integers)"

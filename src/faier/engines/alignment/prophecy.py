@@ -54,6 +54,9 @@ def applies(graph: Graph) -> str | None:
     """Why the winner guess does not apply to this loop (None: it does)."""
     if not any(step.stored for step in graph.steps):
         return "no iteration stores the loop counter"
+    draws = [*graph.pre_draws, *(d for step in graph.steps for d in step.draws)]
+    if any(d.kind == "discrete_laplace" for d in draws):
+        return "integer noise (its shifts would have to be integers)"
     for s in range(len(graph.states)):
         out = [step for step in graph.steps if step.source == s]
         if not out:
