@@ -194,3 +194,21 @@ def test_a_jani_files_constants_may_be_named_in_formulas() -> None:
     assert probabilities(walk, "F<=2 (s = N)") == probabilities(walk, "F<=2 top")
     longer = load_model(str(WALK), {"p": "1/3"}, {"N": "3"})
     assert probabilities(longer, "F<=3 (s = N & p < 1/2)") == probabilities(longer, "F<=3 top")
+
+
+def test_a_variable_no_edge_writes_may_be_named(tmp_path: Path) -> None:
+    """Storm's JANI build drops a variable that never changes from the state; the
+    fuzzer (kind 'models') found formulas naming one refused as 'unknown variable'."""
+    document = json.loads(WALK.read_text(encoding="utf-8"))
+    document["variables"].append(
+        {
+            "name": "c",
+            "type": {"kind": "bounded", "base": "int", "lower-bound": 0, "upper-bound": 2},
+            "initial-value": 1,
+        }
+    )
+    fixed = tmp_path / "fixed.jani"
+    fixed.write_text(json.dumps(document), encoding="utf-8")
+    model = load_model(str(fixed), {"p": "1/3"})
+    assert probabilities(model, "F<=2 (top & c = 1)") == probabilities(model, "F<=2 top")
+    assert set(probabilities(model, "F (c = 0)").values()) == {Fraction(0)}

@@ -320,6 +320,37 @@ def _jani_definitions(document: Mapping[str, Any], given: Mapping[str, str]) -> 
                 found[name] = ("num", parse_number(str(value))[0])
             except ValueError:
                 continue
+    return {**_never_assigned(document), **found}
+
+
+def _never_assigned(document: Mapping[str, Any]) -> dict[str, Term]:
+    """Variables no assignment writes, as their initial values: Storm's JANI build drops
+    them from the state, but a formula may still name one (it never changes)."""
+    written: set[str] = set()
+    stack: list[Any] = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("ref"), str) and "value" in node:
+                written.add(node["ref"])
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    declared = list(document.get("variables", []))
+    for automaton in document.get("automata", []):
+        if isinstance(automaton, dict):
+            declared.extend(automaton.get("variables", []))
+    found: dict[str, Term] = {}
+    for variable in declared:
+        if not isinstance(variable, dict) or variable.get("transient"):
+            continue
+        name, initial = variable.get("name"), variable.get("initial-value")
+        if not isinstance(name, str) or name in written:
+            continue
+        if isinstance(initial, bool):
+            found[name] = ("bool", initial)
+        elif isinstance(initial, int):
+            found[name] = ("num", Fraction(initial))
     return found
 
 
