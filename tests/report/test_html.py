@@ -180,3 +180,14 @@ def test_an_hmm_profile_covers_every_pair_of_priors() -> None:
         total_variation(a, b) for a, b in (("0", "1"), ("1", "0"), ("1", "2"), ("2", "1"))
     )
     assert extras.profile[0] == (0.0, pytest.approx(float(expected)))
+
+
+def test_an_alignment_proof_is_in_the_report(tmp_path: Path) -> None:
+    target = tmp_path / "r.html"
+    example = Path(__file__).resolve().parents[2] / "examples" / "checkdp" / "sparse_vector.py"
+    args = ["verify", str(example), "-e", "1", "--engine", "alignment", "--report", str(target)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    text = target.read_text(encoding="utf-8")
+    self_contained(text)
+    assert "Proof for all inputs" in text and "every number of queries" in text

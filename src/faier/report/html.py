@@ -279,6 +279,10 @@ def _result_body(result: Result, extras: Extras) -> str:
     if result.certificate is not None:
         lines = "".join(f"<li>{_e(line)}</li>" for line in result.certificate.lines())
         parts.append(f"<h2>No finite ε: unbounded loss</h2><ul>{lines}</ul>")
+    proof = getattr(result, "proof", None)
+    if proof is not None:
+        lines = "".join(f"<li>{_e(line)}</li>" for line in proof.lines)
+        parts.append(f"<h2>Proof for {_e(proof.scope)}</h2><ul>{lines}</ul>")
     parts.append(_outputs_figure(extras, result.witness))
     if result.horizons:
         parts.append(_horizon_figure(result))
