@@ -77,7 +77,7 @@ Kinds and what is cross-checked:
   misbehaved, the right answer from one that only printed or forked, and
   stdout empty or one JSON document.
 - ``scales``: programs drawing Laplace, Gaussian, exponential or discrete
-  Laplace noise of scale 10⁻³ to 10³ (thresholds, intervals, ``abs()``, an
+  Laplace noise of scale 10⁻³ to 10³ (thresholds, noisy thresholds, intervals, ``abs()``, an
   argmax, released numbers, noise located at the value, a scale depending on
   the input) against closed forms in mpmath at 60 digits
   (``soundness_scales.py``): the certified ε* interval, verdicts at

@@ -5,6 +5,7 @@ Gaussian, exponential or discrete Laplace noise of scale s = r·10^e (r a small
 rational, e ∈ −3..3), in one of these shapes:
 
 - ``threshold``: ``x + X ≥ T`` (probabilities down to e^(−10⁶) at s = 10⁻³);
+- ``noisy-threshold``: ``x + X ≥ T + R`` with R a second copy of the noise;
 - ``interval``: ``x + X`` below T₁, between T₁ and T₂, or above T₂;
 - ``abs``: ``|x + X| ≥ T`` (``abs()`` of a noisy value is a branch on its sign);
 - ``argmax``: the index of the larger of ``x₀ + X₀`` and ``x₁ + X₁``;
@@ -44,7 +45,7 @@ TOLERANCE = 1e-12
 """Relative slack between a certified float bound and the mpmath reference."""
 NEAR = Fraction(1, 10**6)
 """Claims at ε*·(1 ∓ NEAR): the verdicts must not cross."""
-SHAPES = ("threshold", "interval", "abs", "argmax", "released", "scaled")
+SHAPES = ("threshold", "noisy-threshold", "interval", "abs", "argmax", "released", "scaled")
 NOISES = ("laplace", "gaussian", "exponential", "discrete_laplace")
 
 
@@ -87,6 +88,7 @@ def generate(seed: int) -> ScaleCase:
     shape = rng.choice(SHAPES)
     noises = {
         "threshold": NOISES,
+        "noisy-threshold": ("laplace", "gaussian", "exponential"),
         "interval": NOISES,
         "abs": ("laplace", "gaussian"),
         "argmax": ("laplace", "gaussian", "exponential"),
@@ -103,7 +105,7 @@ def generate(seed: int) -> ScaleCase:
         return Fraction(rng.randint(-4, 4 * m + 4), 4)
 
     thresholds: tuple[Fraction, ...] = ()
-    if shape == "threshold":
+    if shape in ("threshold", "noisy-threshold"):
         thresholds = (threshold(),)
     elif shape == "interval":
         low, high = sorted((threshold(), threshold()))
@@ -175,16 +177,22 @@ def _between(noise: str, s: Fraction, low: Fraction, high: Fraction) -> Any:
     return _cdf(noise, s, high) - _cdf(noise, s, low)
 
 
-def _difference_at_most(noise: str, s: Fraction, d: Fraction) -> Any:
-    """P(X₁ − X₀ ≤ d) for X₀, X₁ independent copies of the noise."""
+def _difference(noise: str, s: Fraction, d: Fraction) -> tuple[Any, Any]:
+    """(P(X₁ − X₀ ≤ d), P(X₁ − X₀ > d)) for X₀, X₁ independent copies of the noise, each
+    on its small side (the difference of two Laplace variables has density
+    (1 + |z|/b)·e^(−|z|/b)/(4b); of two exponential ones, Laplace; of two Gaussian
+    ones, N(0, 2σ²))."""
     b, z = _mp(s), _mp(d)
     if noise == "gaussian":
-        return mpmath.ncdf(z / (b * mpmath.sqrt(2)))
+        spread = b * mpmath.sqrt(2)
+        return mpmath.ncdf(z / spread), mpmath.ncdf(-z / spread)
     if noise == "exponential":
-        return _cdf("laplace", s, d)  # the difference of two exponentials is Laplace
+        return _cdf("laplace", s, d), _sf("laplace", s, d)
     if d >= 0:
-        return 1 - mpmath.exp(-z / b) * (2 + z / b) / 4
-    return mpmath.exp(z / b) * (2 - z / b) / 4
+        tail = mpmath.exp(-z / b) * (2 + z / b) / 4
+        return 1 - tail, tail
+    head = mpmath.exp(z / b) * (2 - z / b) / 4
+    return head, 1 - head
 
 
 def distribution(case: ScaleCase, x: tuple[int, ...]) -> dict[str, Any]:
@@ -213,17 +221,11 @@ def distribution(case: ScaleCase, x: tuple[int, ...]) -> dict[str, Any]:
         far = _at_least(case.noise, s, t - x[0]) + _cdf(case.noise, s, -t - x[0])
         near = _between(case.noise, s, -t - x[0], t - x[0])
         return {"True": far, "False": near}
-    assert case.shape == "argmax"
-    first = _difference_at_most(case.noise, s, Fraction(x[0] - x[1]))
-    d = Fraction(x[0] - x[1])
-    if case.noise == "gaussian":
-        second = mpmath.ncdf(-_mp(d) / (_mp(s) * mpmath.sqrt(2)))
-    elif case.noise == "exponential":
-        second = _sf("laplace", s, d)
-    elif d >= 0:
-        second = mpmath.exp(-_mp(d) / _mp(s)) * (2 + _mp(d) / _mp(s)) / 4
-    else:
-        second = 1 - mpmath.exp(_mp(d) / _mp(s)) * (2 - _mp(d) / _mp(s)) / 4
+    if case.shape == "noisy-threshold":  # x + X ≥ T + R: R − X ≤ x − T
+        above, below = _difference(case.noise, s, x[0] - case.thresholds[0])
+        return {"True": above, "False": below}
+    assert case.shape == "argmax"  # x₀ + X₀ ≥ x₁ + X₁: X₁ − X₀ ≤ x₀ − x₁
+    first, second = _difference(case.noise, s, Fraction(x[0] - x[1]))
     return {"0": first, "1": second}
 
 
@@ -298,6 +300,9 @@ def program(case: ScaleCase) -> Any:
         point = (x,) if case.n == 1 else x
         if case.shape == "threshold":
             return _draw(case, ctx, point[0], case.scale) >= case.thresholds[0]
+        if case.shape == "noisy-threshold":
+            noisy = _draw(case, ctx, point[0], case.scale)
+            return noisy >= case.thresholds[0] + _draw(case, ctx, 0, case.scale)
         if case.shape == "interval":
             v = _draw(case, ctx, point[0], case.scale)
             low, high = case.thresholds
