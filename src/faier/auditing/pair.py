@@ -223,11 +223,9 @@ class Evaluator:
         noise = -_zero(a, left.elements)
         for level in (1.0, 0.0, 0.01, 10.0):
             offsets = _by_draw(left.elements, (level - 1.0) * noise) if level != 1.0 else {}
-            mine = (
-                a
-                if level == 1.0
-                else self.run(left.data, Session(self.seed, tape=a.draws, offsets=offsets))
-            )
+            # both sides get the very same floats (recorded value + offset), bit for bit
+            handed = Session(self.seed, tape=a.draws, offsets=offsets, verbatim=True)
+            mine = a if level == 1.0 else self.run(left.data, handed)
             theirs = self.run(
                 right, Session(self.seed, tape=a.draws, offsets=offsets, verbatim=True)
             )
