@@ -10,7 +10,7 @@ import pytest
 import faier
 from faier.core.budget import Budget
 from faier.core.problem import Problem
-from faier.engines.alignment import induction, loops
+from faier.engines.alignment import loops, states, walks
 from faier.privacy.neighbours import EveryQuery
 from faier.privacy.specs import DifferentialPrivacy
 from faier.results import Verdict
@@ -72,7 +72,7 @@ def test_a_loop_reading_its_own_output_is_not_followed() -> None:
         return tuple(out)
 
     with pytest.raises(loops.NotALoop, match="output list"):
-        induction.explore(loops.split(reads_back.body), False, Budget(10, None))
+        states.explore(loops.split(reads_back.body), False, Budget(10, None))
 
 
 def test_counting_with_the_loop_index_is_not_followed() -> None:
@@ -93,9 +93,9 @@ def test_counting_with_the_loop_index_is_not_followed() -> None:
 
 def test_the_largest_walk_and_costly_cycles() -> None:
     edges = [(0, 1, 0, Fraction(0)), (1, 1, 1, Fraction(0)), (1, 2, 2, Fraction(0))]
-    top, walk = induction._walks(edges, [Fraction(1), Fraction(0), Fraction(2)], 0)
+    top, walk = walks.walks(edges, [Fraction(1), Fraction(0), Fraction(2)], 0)
     assert top == 3 and walk == [0, 2]
-    top, walk = induction._walks(edges, [Fraction(1), Fraction(1, 2), Fraction(2)], 0)
+    top, walk = walks.walks(edges, [Fraction(1), Fraction(1, 2), Fraction(2)], 0)
     assert top is None and walk == [1]
 
 
@@ -136,7 +136,7 @@ def test_a_local_that_shadows_a_module_name_is_carried() -> None:
             out.append(False)
         return tuple(out)
 
-    graph = induction.explore(loops.split(shadowing.body), False, Budget(10, None))
+    graph = states.explore(loops.split(shadowing.body), False, Budget(10, None))
     assert all(state.numbers == ("threshold",) for state in graph.states)
 
 
@@ -149,7 +149,7 @@ def test_code_after_the_loop_reading_the_counter_is_not_followed() -> None:
         return (tuple(out), i)
 
     with pytest.raises(loops.NotALoop, match="alone does not run"):
-        induction.explore(loops.split(last_index.body), False, Budget(10, None))
+        states.explore(loops.split(last_index.body), False, Budget(10, None))
 
 
 @pytest.mark.parametrize("name", ["noisy_max", "noisy_max_exponential"])
@@ -176,7 +176,7 @@ def test_a_maximum_that_may_never_be_stored_is_not_guessed() -> None:
                 best = i
         return best
 
-    graph = induction.explore(loops.split(above_zero.body), False, Budget(10, None))
+    graph = states.explore(loops.split(above_zero.body), False, Budget(10, None))
     from faier.engines.alignment import prophecy
 
     assert prophecy.prove(graph, Fraction(1), Fraction(100), Budget(10, None)) is None
@@ -213,5 +213,5 @@ def test_integer_noise_is_not_guessed() -> None:
 
     from faier.engines.alignment import prophecy
 
-    graph = induction.explore(loops.split(discrete_max.body), True, Budget(10, None))
+    graph = states.explore(loops.split(discrete_max.body), True, Budget(10, None))
     assert prophecy.applies(graph) == "integer noise (its shifts would have to be integers)"

@@ -29,6 +29,7 @@ from faier.engines.alignment import (
     loops,
     prophecy,
     refute,
+    states,
     synthesis,
 )
 from faier.engines.alignment.execute import both, total
@@ -229,7 +230,7 @@ def _every_n(
     """A proof for every number of queries (``induction.py``), or why there is none."""
     try:
         loop = loops.split(program.body)
-        graph = induction.explore(loop, setting.symbols.integer, budget)
+        graph = states.explore(loop, setting.symbols.integer, budget)
         proof = induction.prove(
             graph,
             setting.unit,

@@ -1,7 +1,7 @@
 """Proofs for every number of queries: an alignment that is an invariant of the query loop.
 
 The loop (``loops.py``) is run one iteration at a time from *abstract loop
-states*: the loop-carried Python values kept exactly (counters, flags, a
+states* (``states.py``): the loop-carried Python values kept exactly (counters, flags, a
 stored loop index as one token), every loop-carried number a free real wᵥ,
 output lists as append-only accumulators.  From the state after ``pre``,
 iterations are explored until no new abstract state appears (at most
@@ -24,245 +24,30 @@ alignment can be inverted iteration by iteration, as at a fixed n.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import z3
 
 from faier.core.budget import Budget
-from faier.engines.alignment import loops
 from faier.engines.alignment.execute import (
-    Condition,
     Draw,
     Form,
     Pairs,
-    Run,
     Symbols,
     both,
     form_term,
-    freeze,
     holds,
     total,
 )
-from faier.engines.alignment.values import STATE, Sym
-from faier.mechanisms.decisions import advance
+from faier.engines.alignment.states import Graph, State, Step, live_names
+from faier.engines.alignment.values import STATE
+from faier.engines.alignment.walks import Edge, walks
 
-MAX_STATES = 64
-MAX_STEPS = 512
 MAX_ROUNDS = 60
 BOUND = 4
-
-
-@dataclass(frozen=True)
-class State:
-    """An abstract loop state."""
-
-    first: bool
-    concrete: tuple[tuple[str, Hashable], ...]
-    numbers: tuple[str, ...]
-    lists: tuple[str, ...]
-    stopped: bool = False
-    """The loop broke off here: only the code after the loop runs from it."""
-
-    def materialise(self, run: Run, after: bool = False) -> dict[str, Any]:
-        env: dict[str, Any] = dict(self.concrete)
-        for j, name in enumerate(self.numbers):
-            env[name] = Sym({}, {STATE + j: Fraction(1)}, Fraction(0), {}, run)
-        for name in self.lists:
-            env[name] = loops.Accumulator(after)
-        return env
-
-
-@dataclass(frozen=True)
-class Step:
-    """One iteration path from ``source``: its draws, conditions, items, carried numbers."""
-
-    source: int
-    target: int | None
-    draws: tuple[Draw, ...]
-    conditions: tuple[Condition, ...]
-    sides: tuple[int, ...]
-    companions: tuple[Pairs, ...]
-    emitted: tuple[Form, ...]
-    carried: tuple[tuple[str, Form], ...]
-    stored: frozenset[str] = frozenset()
-    """Names this iteration set to its loop counter (``best = i``)."""
-
-
-@dataclass
-class Graph:
-    """The abstract states, the iteration paths between them, pre and post."""
-
-    states: list[State] = field(default_factory=list)
-    steps: list[Step] = field(default_factory=list)
-    pre_draws: tuple[Draw, ...] = ()
-    pre_numbers: tuple[tuple[str, Form], ...] = ()
-    post: list[tuple[int, tuple[Form, ...], tuple[Draw, ...]]] = field(default_factory=list)
-    """Per state: the numbers the code after the loop releases, and the noise it draws."""
-
-
-def _abstract(
-    env: dict[str, Any], first: bool, stopped: bool = False
-) -> tuple[State, tuple[tuple[str, Form], ...]]:
-    concrete: list[tuple[str, Hashable]] = []
-    numbers: list[tuple[str, Form]] = []
-    lists: list[str] = []
-    for name in sorted(env):
-        value = env[name]
-        if isinstance(value, Sym):
-            if value.inputs or value.noise:
-                numbers.append((name, freeze(value)))
-            else:
-                concrete.append((name, value.const))
-        elif isinstance(value, loops.Accumulator):
-            lists.append(name)
-        elif isinstance(value, list):
-            if value:
-                raise loops.NotALoop(f"the list {name} is filled before the loop")
-            lists.append(name)
-        elif isinstance(value, loops.Index):
-            concrete.append((name, loops.STORED_INDEX))
-        elif isinstance(value, bool | int | str | Fraction | float) or value is None:
-            concrete.append((name, value))
-        elif callable(value) or isinstance(value, type(loops)):
-            continue
-        else:
-            raise loops.NotALoop(f"the loop carries {name} = {type(value).__name__}")
-    state = State(first, tuple(concrete), tuple(n for n, _ in numbers), tuple(lists), stopped)
-    return state, tuple(numbers)
-
-
-def _single(
-    loop: loops.Loop, code: Any, env: dict[str, Any], symbols: Symbols
-) -> tuple[Run, str, Any]:
-    """Run a piece that must not branch (pre, post)."""
-    run = Run(prefix=[], symbols=symbols, solver=z3.Solver(), feasible={})
-    outcome, value = loop.run(code, env, run, None, True)
-    if run.branching:
-        raise loops.NotALoop("the code before or after the loop branches on a number")
-    return run, outcome, value
-
-
-def explore(loop: loops.Loop, integer: bool, budget: Budget) -> Graph:
-    """The finite graph of abstract loop states, or NotALoop."""
-    graph = Graph()
-    symbols = Symbols(1, integer)
-    env: dict[str, Any] = {}
-    run, outcome, _ = _single(loop, loop.pre, env, symbols)
-    if outcome != "next":
-        raise loops.NotALoop("the code before the loop returns")
-    start, numbers = _abstract(env, True)
-    graph.pre_draws = tuple(run.draws)
-    graph.pre_numbers = numbers
-    index = {start: 0}
-    graph.states.append(start)
-    todo = [0]
-    while todo:
-        budget.check_time()
-        s = todo.pop()
-        if graph.states[s].stopped:
-            continue
-        for step, target in _iterations(loop, graph.states[s], s, symbols):
-            t = None
-            if target is not None:
-                if target not in index:
-                    if len(graph.states) >= MAX_STATES:
-                        raise loops.NotALoop(f"more than {MAX_STATES} loop states")
-                    index[target] = len(graph.states)
-                    graph.states.append(target)
-                    todo.append(index[target])
-                t = index[target]
-            graph.steps.append(
-                Step(
-                    s,
-                    t,
-                    step.draws,
-                    step.conditions,
-                    step.sides,
-                    step.companions,
-                    step.emitted,
-                    step.carried,
-                    step.stored,
-                )
-            )
-            if len(graph.steps) > MAX_STEPS:
-                raise loops.NotALoop(f"more than {MAX_STEPS} iteration paths")
-    for s, state in enumerate(graph.states):
-        run = Run(prefix=[], symbols=symbols, solver=z3.Solver(), feasible={})
-        env = state.materialise(run, after=True)
-        outcome, value = loop.run(loop.post, env, run, None, False)
-        if run.branching:
-            raise loops.NotALoop("the code after the loop branches on a number")
-        graph.post.append((s, _released(value), tuple(run.draws)))
-    return graph
-
-
-def _released(value: Any) -> tuple[Form, ...]:
-    if isinstance(value, Sym):
-        return (freeze(value),) if value.inputs or value.noise else ()
-    if isinstance(value, list | tuple):
-        return tuple(f for v in value for f in _released(v))
-    return ()
-
-
-def _iterations(
-    loop: loops.Loop, state: State, s: int, symbols: Symbols
-) -> list[tuple[Step, State | None]]:
-    """Every feasible path of one iteration from ``state``."""
-    solver = z3.Solver()
-    feasible: dict[tuple[bool, ...], tuple[bool, bool]] = {}
-    prefix: list[int] = []
-    out: list[tuple[Step, State | None]] = []
-    while True:
-        run = Run(prefix=prefix, symbols=symbols, solver=solver, feasible=feasible)
-        solver.push()
-        try:
-            env = state.materialise(run)
-            current = Sym({0: Fraction(1)}, {}, Fraction(0), {0: Fraction(1)}, run)
-            outcome, _ = loop.run(loop.step, env, run, current, state.first)
-        finally:
-            solver.pop()
-        if outcome == "return":
-            raise loops.NotALoop("the loop returns from inside")
-        if any(not isinstance(env[name], loops.Accumulator) for name in state.lists):
-            raise loops.NotALoop("an output list is replaced inside the loop")
-        emitted = tuple(f for name in state.lists for item in env[name].items for f in _items(item))
-        for name in state.lists:
-            env[name] = loops.Accumulator()
-        stored = frozenset(n for n, v in env.items() if isinstance(v, loops.Index))
-        target, carried = _abstract(env, False, outcome == "break")
-        draws = tuple(run.draws)
-        step = Step(
-            s,
-            None,
-            draws,
-            tuple(run.conditions),
-            tuple(run.sides.get(k, 0) for k in range(len(draws))),
-            tuple(tuple(sorted(run.companions.get(k, {}).items())) for k in range(len(draws))),
-            emitted,
-            carried,
-            stored,
-        )
-        out.append((step, target))
-        if not advance(prefix, run):
-            return out
-
-
-def _items(item: Any) -> tuple[Form, ...]:
-    if isinstance(item, Sym):
-        if item.inputs or item.noise:
-            return (freeze(item),)
-        return ()
-    if isinstance(item, list | tuple):
-        return tuple(f for v in item for f in _items(v))
-    if isinstance(item, bool | int | str | Fraction | float) or item is None:
-        return ()
-    raise loops.NotALoop(f"the loop appends {type(item).__name__}")
-
-
-# ---------------------------------------------------------------- the proof
 
 
 def _val(v: Any) -> Any:
@@ -314,7 +99,7 @@ class Prover:
             keys += [(d.site, _sel(side)) for d, side in zip(step.draws, step.sides, strict=True)]
         keys += [(d.site, "post") for _, _, draws in graph.post for d in draws]
         self.keys = list(dict.fromkeys(keys))
-        self.live = _live(graph)
+        self.live = live_names(graph)
         self.names = sorted(self.live)
         self.c = {k: z3.Int(f"c{j}") for j, k in enumerate(self.keys)}
         self.d = {k: z3.Int(f"d{j}") for j, k in enumerate(self.keys)}
@@ -499,86 +284,6 @@ def _number(term: Any) -> Fraction:
     raise ValueError(f"not a number: {value}")
 
 
-Edge = tuple[Hashable, Hashable | None, int, Fraction]
-"""(from, to or None when the run stops, iteration path, the query's change Δ)."""
-
-
-def _walks(
-    edges: list[Edge], weights: list[Fraction], start: Hashable
-) -> tuple[Fraction | None, list[int]]:
-    """The largest weight of a walk from ``start``, with its edges; None with the costly
-    edges that lie on a cycle (a walk can repeat them: the cost grows with n)."""
-    succ: dict[Hashable, set[Hashable]] = {}
-    for a, b, _, _ in edges:
-        if b is not None:
-            succ.setdefault(a, set()).add(b)
-
-    def reachable(a: Hashable) -> set[Hashable]:
-        seen: set[Hashable] = set()
-        todo = list(succ.get(a, ()))
-        while todo:
-            t = todo.pop()
-            if t not in seen:
-                seen.add(t)
-                todo.extend(succ.get(t, ()))
-        return seen
-
-    live = reachable(start) | {start}
-    cyclic = [
-        e
-        for e, (a, b, _, _) in enumerate(edges)
-        if weights[e] > 0 and a in live and b is not None and a in reachable(b)
-    ]
-    if cyclic:
-        return None, cyclic
-    best: dict[Hashable, Fraction] = {start: Fraction(0)}
-    via: dict[Hashable, list[int]] = {start: []}
-    top, worst = Fraction(0), []
-    for _ in range(len(live) + 1):
-        changed = False
-        for e, (a, b, _, _) in enumerate(edges):
-            if a not in best:
-                continue
-            value = best[a] + weights[e]
-            if value > top:
-                top, worst = value, [*via[a], e]
-            if b is not None and (b not in best or value > best[b]):
-                best[b], via[b] = value, [*via[a], e]
-                changed = True
-        if not changed:
-            break
-    return top, worst
-
-
-def _live(graph: Graph) -> set[str]:
-    """Loop-carried numbers whose incoming value some iteration or post reads."""
-
-    def read(form: Form, state: State) -> set[str]:
-        return {state.numbers[k - STATE] for k, _ in form.noise if k >= STATE}
-
-    live: set[str] = set()
-    for step in graph.steps:
-        state = graph.states[step.source]
-        for cond in step.conditions:
-            live |= read(cond.form, state)
-        for form in step.emitted:
-            live |= read(form, state)
-    for s, forms, _ in graph.post:
-        for form in forms:
-            live |= read(form, graph.states[s])
-    changed = True
-    while changed:
-        changed = False
-        for step in graph.steps:
-            state = graph.states[step.source]
-            for name, form in step.carried:
-                extra = read(form, state) - live if name in live else set()
-                if extra:
-                    live |= extra
-                    changed = True
-    return live
-
-
 def prove(
     graph: Graph,
     unit: Fraction,
@@ -651,7 +356,7 @@ def prove(
             continue
         pre = _number(z3.simplify(prover.pre_cost(value)))
         edges, weights, _ = _cost_edges(graph, prover, value, unit)
-        top, _ = _walks(edges, weights, (0, prover.modes[0]))
+        top, _ = walks(edges, weights, (0, prover.modes[0]))
         assert top is not None
         return Loopproof(
             tuple((k[0], k[1], value(prover.c[k]) * unit, value(prover.d[k])) for k in prover.keys),
@@ -713,7 +418,7 @@ def _cost_failure(
 ) -> Any | None:
     """A linear constraint on the holes that the candidate's cost breaks, or None."""
     edges, weights, costs = _cost_edges(graph, prover, value, unit)
-    top, walk = _walks(edges, weights, (0, prover.modes[0]))
+    top, walk = walks(edges, weights, (0, prover.modes[0]))
 
     def symbolic(e: int) -> Any:
         (kind, index, point), mode = costs[e]

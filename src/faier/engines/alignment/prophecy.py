@@ -32,20 +32,10 @@ import z3
 from faier.core.budget import Budget
 from faier.engines.alignment import loops
 from faier.engines.alignment.execute import Form, Symbols, both, form_term, holds, total
-from faier.engines.alignment.induction import (
-    BOUND,
-    MAX_ROUNDS,
-    Edge,
-    Graph,
-    Loopproof,
-    Step,
-    _live,
-    _number,
-    _sel,
-    _val,
-    _walks,
-)
+from faier.engines.alignment.induction import BOUND, MAX_ROUNDS, Loopproof, _number, _sel, _val
+from faier.engines.alignment.states import Graph, Step, live_names
 from faier.engines.alignment.values import STATE
+from faier.engines.alignment.walks import Edge, walks
 
 Key = tuple[str, str]
 
@@ -83,7 +73,7 @@ class Prophecy:
         self.graph = graph
         self.unit = unit
         self.epsilon = epsilon
-        self.live = _live(graph)
+        self.live = live_names(graph)
         self.names = sorted(self.live)
         keys: list[Key] = [(d.site, "pre") for d in graph.pre_draws]
         for step in graph.steps:
@@ -381,7 +371,7 @@ def prove(graph: Graph, unit: Fraction, epsilon: Fraction, budget: Budget) -> Lo
         if found:
             continue
         edges, weights, what = prophecy.edges(value)
-        top, walk = _walks(edges, weights, (0, "pending0"))
+        top, walk = walks(edges, weights, (0, "pending0"))
         if top is None:
             synth.add(both([prophecy.symbolic_cost(edges[e], what[e]) <= 0 for e in walk]))
             continue
