@@ -98,3 +98,22 @@ def test_a_file_that_ends_the_process_while_loading_is_exit_4(
     code, out, err = run(capfd, "verify", str(path), "-e", "1")
     assert code == 4 and out == ""
     assert f"the file {path}" in err and "exit status 0" in err
+
+
+def test_a_crash_outside_user_code_is_exit_4_asking_for_a_report(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A library faier calls that takes the process down (Storm once did) is exit 4, not 139."""
+    import os
+    import signal
+
+    from faier.core import engine as registry
+
+    def crashes(*args: object, **kwargs: object) -> None:
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+    monkeypatch.setattr(registry.get("exact"), "epsilon", crashes)
+    code, out, err = run(capfd, "epsilon", "geometric")
+    assert code == 4 and out == ""
+    assert "running the command ended without a result (killed by signal 11 (SIGSEGV))" in err
+    assert "Please report it" in err

@@ -90,13 +90,18 @@ def crash_exit(failure: BaseException) -> int:
 
 
 def ended_exit(ended: EndedWithoutResult) -> int:
-    """The command's process ended without a result (user code ended it): exit 4."""
-    running = ended.running or "the command"
-    error_line(
-        f"internal error: the process running {running} ended without a result ({ended.how}); "
-        "this is not a verdict. User code must return or raise: os._exit, signals and crashes "
-        "of the interpreter end the run"
-    )
+    """The command's process ended without a result: exit 4, naming the user code it ran."""
+    if ended.running is None:  # no user code was loaded: faier or a library it calls
+        error_line(
+            f"internal error: the process running the command ended without a result "
+            f"({ended.how}); this is not a verdict. Please report it (rerun with --debug)"
+        )
+    else:
+        error_line(
+            f"internal error: the process running {ended.running} ended without a result "
+            f"({ended.how}); this is not a verdict. User code must return or raise: os._exit, "
+            "signals and crashes of the interpreter end the run"
+        )
     return int(ExitCode.INTERNAL_ERROR)
 
 
