@@ -137,3 +137,17 @@ def test_valuation_pairs_relate_states_that_differ_only_in_the_named_variables()
     assert one.unordered() == (("x=0,y=1", "x=1,y=0"),)
     with pytest.raises(SpecError, match="'x=2', which is not a state"):
         parse_neighbour_spec("x=0~x=2").resolve(VALUED, {})
+
+
+def test_valuation_sides_that_pair_no_states_are_refused() -> None:
+    """brp's 's=0~s=1' matched states but paired none (they differ in T and i too): it was
+    dropped silently and D then said no neighbour relation was given."""
+    states = ("i=0,s=0", "i=1,s=1", "i=2,s=1", "i=1,s=2")
+    with pytest.raises(SpecError, match=r"s=0~s=1 pairs no two states") as refused:
+        parse_neighbour_spec("s=0~s=1").resolve(states, {})
+    assert "every variable in which the two states differ" in str(refused.value)
+    assert parse_neighbour_spec("s=1~s=2").resolve(states, {}).unordered() == (
+        ("i=1,s=1", "i=1,s=2"),
+    )
+    with pytest.raises(SpecError, match="pairs no two states"):
+        parse_neighbour_spec("s=2~i=1,s=2").resolve(states, {})  # one state with itself

@@ -91,7 +91,16 @@ class NeighbourSpec:
                         where=self.source,
                         fix=_suggest("states", name, list(states)),
                     )
-            pairs.extend(_valuation_pairs(left, right, states))
+            found = _valuation_pairs(left, right, states)
+            if not any(u != v for u, v in found):
+                raise SpecError(
+                    f"{left}~{right} pairs no two states: no state matching {left!r} has the"
+                    f" values of one matching {right!r} in every variable neither side names",
+                    where=self.source,
+                    fix="name both states in full, or write on each side every variable in"
+                    " which the two states differ",
+                )
+            pairs.extend(found)
         for left, right in self.label_pairs:
             for name in (left, right):
                 if not labels.get(name):
