@@ -101,7 +101,7 @@ def test_a_mechanism_that_never_returns_ends_at_the_timeout(
     with pytest.raises(SystemExit) as caught:
         main(args)
     assert caught.value.code == 3
-    assert time.perf_counter() - started < 10
+    assert time.perf_counter() - started < 60  # a hang guard, not a benchmark
     data = json.loads(capsys.readouterr().out)
     assert data["exit_code"] == 3 and "timeout of 1 s" in data["reason"]
 
@@ -113,7 +113,7 @@ def test_the_tester_ends_at_the_timeout_on_a_mechanism_that_never_returns(
     with pytest.raises(SystemExit) as caught:
         main(["test", str(DATA / "never_returns.py"), "--claimed", "1", "--timeout", "1"])
     assert caught.value.code == 3
-    assert time.perf_counter() - started < 10
+    assert time.perf_counter() - started < 60  # a hang guard, not a benchmark
     assert "timeout of 1 s" in capsys.readouterr().err
 
 

@@ -123,7 +123,7 @@ jobs:
     )
     started = time.perf_counter()
     report = run_batch(suite, workers=4)
-    assert time.perf_counter() - started < 30
+    assert time.perf_counter() - started < 120  # a hang guard, not a benchmark
     lines = by_job(report)
     assert lines["crash"]["status"] == "crashed" and lines["crash"]["exit_code"] == 4
     assert "signal 9" in lines["crash"]["error"]

@@ -65,7 +65,7 @@ def test_the_portfolio_names_the_deciding_solver_and_times_out_cleanly() -> None
         started = time.perf_counter()
         slow = pool.check(hard, 0.5)
         assert slow.status == "timeout" and not slow.definitive
-        assert time.perf_counter() - started < 5
+        assert time.perf_counter() - started < 30  # a hang guard, not a benchmark
         assert "timeout" in slow.explain()
         again = pool.check(easy, 10.0)
         assert again.status == "sat"
