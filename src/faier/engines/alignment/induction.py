@@ -284,6 +284,17 @@ def _number(term: Any) -> Fraction:
     raise ValueError(f"not a number: {value}")
 
 
+def hole_search(holes: list[z3.ArithRef], fixed: list[Any]) -> z3.Optimize:
+    """The synthesiser of CEGIS: holes in [−BOUND, BOUND] under ``fixed``, smallest first."""
+    synth = z3.Optimize()
+    for h in holes:
+        synth.add(h >= -BOUND, h <= BOUND)
+    synth.add(fixed)
+    if holes:
+        synth.minimize(total([z3.If(h >= 0, h, -h) for h in holes]))
+    return synth
+
+
 def prove(
     graph: Graph,
     unit: Fraction,
@@ -294,13 +305,7 @@ def prove(
 ) -> Loopproof | None:
     """CEGIS; None when no alignment of this shape exists within the bounds."""
     prover = Prover(graph, unit, epsilon, one_query)
-    synth = z3.Optimize()
-    holes = prover.holes()
-    for h in holes:
-        synth.add(h >= -BOUND, h <= BOUND)
-    synth.add(prover.fixed(lambda h: h))
-    if holes:
-        synth.minimize(total([z3.If(h >= 0, h, -h) for h in holes]))
+    synth = hole_search(prover.holes(), prover.fixed(lambda h: h))
     sym = Symbols(1, integer)
     x, y, delta = sym.x[0], sym.x2[0], prover.delta
     for _ in range(MAX_ROUNDS):

@@ -32,7 +32,14 @@ import z3
 from faier.core.budget import Budget
 from faier.engines.alignment import loops
 from faier.engines.alignment.execute import Form, Symbols, both, form_term, holds, total
-from faier.engines.alignment.induction import BOUND, MAX_ROUNDS, Loopproof, _number, _sel, _val
+from faier.engines.alignment.induction import (
+    MAX_ROUNDS,
+    Loopproof,
+    _number,
+    _sel,
+    _val,
+    hole_search,
+)
 from faier.engines.alignment.states import Graph, Step, live_names
 from faier.engines.alignment.values import STATE
 from faier.engines.alignment.walks import Edge, walks
@@ -322,13 +329,7 @@ def prove(graph: Graph, unit: Fraction, epsilon: Fraction, budget: Budget) -> Lo
         # a run that never stores the counter could meet an aligned run that does: the
         # winner would not be readable off the aligned run, so the alignment not invertible
         return None
-    synth = z3.Optimize()
-    holes = prophecy.holes()
-    for h in holes:
-        synth.add(h >= -BOUND, h <= BOUND)
-    synth.add(prophecy.fixed(lambda h: h))
-    if holes:
-        synth.minimize(total([z3.If(h >= 0, h, -h) for h in holes]))
+    synth = hole_search(prophecy.holes(), prophecy.fixed(lambda h: h))
     sym = Symbols(1, False)
     x, y = sym.x[0], sym.x2[0]
     slack = {n: z3.Real(f"slack_{j}") for j, n in enumerate(prophecy.names)}
