@@ -29,11 +29,14 @@ def test_verify_and_epsilon_accept_a_program_object() -> None:
 
 def test_one_keyword_per_option_with_the_other_spelling_accepted() -> None:
     assert faier.verify(coin, eps="ln(3)").verdict is Verdict.HOLDS  # the former name
+    assert faier.verify(coin, claimed="1").verdict is Verdict.VIOLATED  # the tester's name
     both = faier.verify(coin, "ln(3)", neighbors="every-query:2")
     assert both.verdict is Verdict.HOLDS and "every query ±2" in both.privacy
     assert faier.assert_private(coin, claimed="ln(3)", neighbors="every-query").method == "exact"
     with pytest.raises(SpecError, match="given twice"):
         faier.verify(coin, "ln(3)", eps="ln(3)")
+    with pytest.raises(SpecError, match="given twice"):
+        faier.verify(coin, "ln(3)", claimed="ln(3)")
     with pytest.raises(SpecError, match="given twice"):
         faier.verify(coin, "ln(3)", neighbours="every-query", neighbors="one-query")
     with pytest.raises(SpecError, match="given twice"):

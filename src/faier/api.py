@@ -573,14 +573,15 @@ def verify(
     *,
     progress: Progress | None = None,
     eps: str | float | Epsilon | None = None,
+    claimed: str | float | Epsilon | None = None,
     **fields: Any,
 ) -> Result:
     """Decide ε-privacy (or (ε, δ)-privacy): exactly, or for every unknown parameter value.
 
-    ``epsilon`` is the claim (``eps``, its former name, is still accepted); the
-    other options as for :func:`epsilon`.
+    ``epsilon`` is the claim (``eps``, its former name, and ``claimed``, the tester's,
+    are still accepted); the other options as for :func:`epsilon`.
     """
-    given = claim_of(epsilon, eps=eps)
+    given = claim_of(epsilon, eps=eps, claimed=claimed)
     if given is None:
         raise SpecError("no ε to verify", where="epsilon", fix="e.g. faier.verify(target, 'ln(3)')")
     chosen = _decided_options(Options.parse(options, **fields))
