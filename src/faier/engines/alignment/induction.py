@@ -43,15 +43,9 @@ from faier.engines.alignment.execute import (
     total,
 )
 from faier.engines.alignment.states import Graph, State, Step, live_names
+from faier.engines.alignment.synthesis import BOUND, MAX_ROUNDS, _val
 from faier.engines.alignment.values import STATE
 from faier.engines.alignment.walks import Edge, walks
-
-MAX_ROUNDS = 60
-BOUND = 4
-
-
-def _val(v: Any) -> Any:
-    return z3.RealVal(v) if isinstance(v, Fraction | int) else v
 
 
 def _sel(side: int) -> str:

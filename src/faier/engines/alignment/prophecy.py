@@ -32,15 +32,9 @@ import z3
 from faier.core.budget import Budget
 from faier.engines.alignment import loops
 from faier.engines.alignment.execute import Form, Symbols, both, form_term, holds, total
-from faier.engines.alignment.induction import (
-    MAX_ROUNDS,
-    Loopproof,
-    _number,
-    _sel,
-    _val,
-    hole_search,
-)
+from faier.engines.alignment.induction import Loopproof, _number, _sel, hole_search
 from faier.engines.alignment.states import Graph, Step, live_names
+from faier.engines.alignment.synthesis import MAX_ROUNDS, _val
 from faier.engines.alignment.values import STATE
 from faier.engines.alignment.walks import Edge, walks
 
