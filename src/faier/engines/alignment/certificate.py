@@ -59,14 +59,6 @@ def recheck(duties: Sequence[Obligation]) -> Recheck:
     return Recheck("cvc5", len(duties))
 
 
-def names_of(sites: Sequence[str]) -> dict[str, str]:
-    """Readable names of draw sites: ``line 12`` (with the file when lines repeat)."""
-    lines = [s.rsplit(":", 1)[1] for s in sites]
-    if len(set(lines)) == len(lines):
-        return {s: f"line {line}" for s, line in zip(sites, lines, strict=True)}
-    return {s: s for s in sites}
-
-
 def _largest_cost(setting: Setting, group: Group, candidate: Candidate) -> Fraction | None:
     sym = setting.symbols
     s = shifts(group.pattern, candidate.of, sym.x, sym.x2, sym.integer)

@@ -41,7 +41,7 @@ from faier.engines.alignment.synthesis import (
     obligations,
     synthesise,
 )
-from faier.engines.alignment.templates import FAMILIES
+from faier.engines.alignment.templates import FAMILIES, names_of
 from faier.engines.alignment.values import NotAffine
 from faier.errors import BudgetExceeded, SpecError
 from faier.mechanisms.program import Program
@@ -254,7 +254,7 @@ def _every_n(
     draws = [d for step in graph.steps for d in step.draws] + list(graph.pre_draws)
     draws += [d for _, _, post in graph.post for d in post]
     kinds = {d.site: d for d in draws}
-    names = certificate.names_of(list(kinds))
+    names = names_of(list(kinds))
     lines = induction.describe(proof, names, kinds, eps.text)
     lines.append(
         f"  z3: {len(duties)} iteration obligations (the aligned iteration takes the same "

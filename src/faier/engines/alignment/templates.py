@@ -111,12 +111,17 @@ def groups(paths: Sequence[Path], family: str) -> tuple[list[Group], list[int]]:
 
 
 def site_names(paths: Sequence[Path]) -> dict[str, str]:
-    """Readable names of the draw sites: ``line 12`` (with the file when lines repeat)."""
+    """Readable names of the paths' draw sites (:func:`names_of`)."""
     sites: list[str] = []
     for path in paths:
         for d in path.draws:
             if d.site not in sites:
                 sites.append(d.site)
+    return names_of(sites)
+
+
+def names_of(sites: Sequence[str]) -> dict[str, str]:
+    """Readable names of draw sites: ``line 12`` (with the file when lines repeat)."""
     lines = [s.rsplit(":", 1)[1] for s in sites]
     if len(set(lines)) == len(lines):
         return {s: f"line {line}" for s, line in zip(sites, lines, strict=True)}
