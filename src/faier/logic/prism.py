@@ -235,8 +235,9 @@ def _directed_options(sp: Any, program: Any, question: Formula, labels: set[str]
     options = sp.BuilderOptions([p.get_raw_formula() for p in properties])
     options.set_build_all_labels(True)  # --neighbors may name any label
     options.set_build_state_valuations(True)
-    options.set_build_choice_labels(True)
-    options.set_build_choice_origins(True)
+    if str(program.model_type).endswith("MDP"):  # choices are named by labels and origins
+        options.set_build_choice_labels(True)
+        options.set_build_choice_origins(True)
     options.set_exploration_checks(True)
     return options
 
