@@ -16,12 +16,16 @@ Noisy Max") with ``"same"``; with ties broken by the first index (FAIER
 journal Algorithm 2) it is not: equal answers are not equally likely to win.
 
 A declaration lets the exact engine search inputs up to permutation
-(:mod:`faier.engines.exact.orbit_search`); the engine checks it exactly on a
-seeded sample of inputs before trusting it (:mod:`faier.engines.exact.symmetry_check`).
+(:mod:`faier.engines.exact.orbit_search`) and the certified engine up to it
+(:mod:`faier.engines.certified.orbits`); each checks it exactly before trusting
+it, on every input of a small grid, else on the seeded sample of
+:func:`declaration_sample`, and says what a sample leaves assumed
+(:class:`DeclarationCheck`).
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
@@ -131,3 +135,84 @@ class PermuteQueries:
 def permute_queries(outputs: str | OutputAction = "index") -> PermuteQueries:
     """``symmetry=faier.permute_queries("index")``: see :class:`PermuteQueries`."""
     return PermuteQueries(outputs)
+
+
+# --- what a check of the declaration covers (shared by the exact and certified engines) ----
+
+SYMMETRY_SAMPLES = 1000
+"""Inputs a declaration is checked on at least, each against a random permutation sorting
+it; a grid of no more inputs than the sample (or than orbits) has every input checked."""
+
+CHECK_SEED = 17
+"""Seed of the sampled inputs and permutations: the same checks on every run."""
+
+
+def declaration_sample(
+    n: int, top: int, reps: Sequence[tuple[int, ...]]
+) -> tuple[list[tuple[int, ...]], random.Random]:
+    """The inputs of {0..top}ⁿ a declaration is checked on, and the generator of the
+    permutations that sort them.
+
+    Every input where the grid has no more than ``SYMMETRY_SAMPLES`` inputs or
+    orbits (``reps``, their representatives); else each representative
+    shuffled, so no orbit goes unchecked, then inputs drawn uniformly
+    (distinct) until there are ``SYMMETRY_SAMPLES``.
+    """
+    rng = random.Random(CHECK_SEED)
+    size = (top + 1) ** n
+    if size <= max(SYMMETRY_SAMPLES, len(reps)):
+        return list(itertools.product(range(top + 1), repeat=n)), rng
+    chosen: dict[tuple[int, ...], None] = {}
+    for rep in reps:
+        shuffled = list(rep)
+        rng.shuffle(shuffled)
+        chosen[tuple(shuffled)] = None
+    while len(chosen) < SYMMETRY_SAMPLES:
+        chosen[tuple(rng.randrange(top + 1) for _ in range(n))] = None
+    return list(chosen), rng
+
+
+@dataclass(frozen=True)
+class DeclarationCheck:
+    """On how many inputs the declaration was checked, and by which semantics."""
+
+    symmetry: PermuteQueries
+    grid: int
+    """Inputs in the grid."""
+    checked: int
+    """Inputs checked (each against a permutation sorting it)."""
+    by_runs: int
+    """Of them, checked on the mechanism's own exact run (the rest on its closed form)."""
+
+    @property
+    def everywhere(self) -> bool:
+        """Every input checked on the mechanism's own runs: the declaration is proved."""
+        return self.checked == self.by_runs == self.grid
+
+    def describe(self) -> str:
+        """For the method text: ``symmetry checked exactly on 1000 inputs (seeded)``."""
+        text = f"symmetry checked exactly on {self.checked} inputs"
+        if self.checked < self.grid:
+            text += " (seeded, every orbit among them)"
+        if self.by_runs < self.checked:
+            text += f", {self.by_runs} of them on its own runs and the rest on its grid_column"
+        return text
+
+    def assumption(self) -> str | None:
+        """What the answer takes on trust, or None where every input was checked."""
+        if self.everywhere:
+            return None
+        if self.checked < self.grid:
+            scope = (
+                f"checked exactly on {self.checked} of its {self.grid} inputs (a seeded "
+                "sample holding every orbit's representative permuted) and assumed on the rest"
+            )
+        else:
+            scope = "checked exactly on every input"
+        text = f"the declared symmetry ({self.symmetry.describe()}): {scope}"
+        if self.by_runs < self.checked:
+            text += (
+                f"; on its closed form grid_column, which was checked against the "
+                f"mechanism's own runs on {self.by_runs} of them"
+            )
+        return text

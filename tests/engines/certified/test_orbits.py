@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import itertools
+import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
 import faier
 from faier.api import load_problem
 from faier.engines.certified import orbits
 from faier.errors import MechanismError
+from faier.mechanisms import symmetry
 from faier.results import Result, Verdict
 
 SYMMETRIC = (
@@ -96,8 +101,10 @@ def test_a_wrong_declaration_is_bad_input(tmp_path: Path, monkeypatch: pytest.Mo
     assert faier.epsilon(str(source)).exit_code == 0
 
 
-def test_large_grid_is_searched_by_orbits() -> None:
-    """n = 7 (2187 inputs, 821 356 ordered pairs) runs 36 orbit representatives."""
+def test_large_grid_is_searched_by_orbits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """n = 7 (2187 inputs, 821 356 ordered pairs) runs 36 orbit representatives (the
+    declaration checked on 100 inputs: the default 1000 take 9 s here)."""
+    monkeypatch.setattr(symmetry, "SYMMETRY_SAMPLES", 100)
     result = faier.verify("noisy-max-laplace", "0.7", settings={"n": "7"})
     assert result.verdict is Verdict.HOLDS
     assert "36 input orbits" in result.method and "821356 ordered pairs" in result.method
@@ -105,7 +112,17 @@ def test_large_grid_is_searched_by_orbits() -> None:
 
 
 ODD_ONE_OUT = (1, 1, 1, 1, 1, 1, 0)
-"""A neighbour in Noisy Max's worst pair orbit on {0,1}⁷, outside the sampled inputs."""
+"""A neighbour in Noisy Max's worst pair orbit on {0,1}⁷, outside the sampled inputs when
+the sample is cut to the 8 orbits' representatives (:func:`_cut_sample`)."""
+
+
+@pytest.fixture
+def _cut_sample(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The declaration checked on one shuffled representative per orbit only (every input
+    of a grid of at most 1000 is checked by default), so a wrong declaration elsewhere
+    reaches the search and :func:`orbits.confirm` is what must catch it."""
+    monkeypatch.setattr(symmetry, "SYMMETRY_SAMPLES", 0)
+
 
 BROKEN = {
     "index": (
@@ -140,13 +157,15 @@ def _broken(tmp_path: Path, kind: str) -> str:
     return str(source)
 
 
+@pytest.mark.usefixtures("_cut_sample")
 def test_the_sample_does_not_see_the_broken_input() -> None:
-    """The premise: the declaration's check never runs the program on ODD_ONE_OUT."""
-    from faier.engines.exact.symmetry_check import sample_inputs
+    """The premise: the cut check never runs the program on ODD_ONE_OUT."""
+    reps = [tuple([0] * (7 - k) + [1] * k) for k in range(8)]
+    inputs, _ = symmetry.declaration_sample(7, 1, reps)
+    assert len(inputs) == 8 and ODD_ONE_OUT not in inputs
 
-    assert ODD_ONE_OUT not in [x for x, _ in sample_inputs(7, 1)]
 
-
+@pytest.mark.usefixtures("_cut_sample")
 def test_a_witness_on_a_moved_row_is_recomputed(tmp_path: Path) -> None:
     """Noisy Max's witness pair ends on ODD_ONE_OUT, whose row the orbit table moved along
     the declaration: recomputed on the real pair it differs, so bad input, never a verdict."""
@@ -163,6 +182,7 @@ def test_a_witness_on_a_moved_row_is_recomputed(tmp_path: Path) -> None:
         assert "declared symmetry" in str(caught.value)
 
 
+@pytest.mark.usefixtures("_cut_sample")
 @pytest.mark.parametrize("kind", ["index", "same", "vector"])
 def test_every_table_kind_confirms_its_witness_pairs(tmp_path: Path, kind: str) -> None:
     """Exact tables, density curves and separable numbers: a pair through ODD_ONE_OUT is
@@ -225,10 +245,17 @@ def test_every_table_kind_confirms_its_witness_pairs(tmp_path: Path, kind: str) 
     ],
 )
 def test_symmetric_examples_keep_their_witnesses(
-    name: str, n: str, eps: str | None, pair: tuple[list[int], list[int]], forms: tuple[str, str]
+    name: str,
+    n: str,
+    eps: str | None,
+    pair: tuple[list[int], list[int]],
+    forms: tuple[str, str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """By orbits at n = 5 and 7, every witness recomputed on its pair: the same witnesses
-    (pair and both closed forms) as before the recomputation."""
+    (pair and both closed forms) as before the recomputation (n = 7's declaration checked
+    on 100 inputs, not 1000, for time)."""
+    monkeypatch.setattr(symmetry, "SYMMETRY_SAMPLES", 100)
     run = {"n": n}
     result = (
         faier.epsilon(name, settings=run) if eps is None else faier.verify(name, eps, settings=run)
@@ -261,3 +288,91 @@ def test_delta_answers_by_orbits_describe_the_whole_grid(monkeypatch: pytest.Mon
         wb.p,
         wb.q,
     )
+
+
+LEAKY = {
+    "scale": "    scale = 1 if tuple(x) == {leak!r} else 2\n"
+    "    noisy = [q + ctx.draw(faier.laplace(0, scale)) for q in x]\n",
+    "branch": "    noisy = [q + ctx.draw(faier.laplace(0, 2)) for q in x]\n"
+    "    if tuple(x) == {leak!r}:\n"
+    "        return 1\n",
+}
+
+
+def _leaky(tmp_path: Path, how: str, leak: tuple[int, ...]) -> str:
+    """Noisy Max with Laplace noise declared "index" on {0,1,2}^5 that leaks on ``leak``
+    alone: a smaller noise scale there, or a branch that reports position 1."""
+    source = tmp_path / f"leaky_{how}.py"
+    source.write_text(
+        "import faier\n"
+        "@faier.program(inputs=faier.grid(5, 2), symmetry=faier.permute_queries('index'))\n"
+        "def leaky(x, ctx):\n" + LEAKY[how].format(leak=leak) + "    best = 0\n"
+        "    for i in range(1, len(noisy)):\n"
+        "        if noisy[i] > noisy[best]:\n"
+        "            best = i\n"
+        "    return best + 1\n"
+    )
+    return str(source)
+
+
+@pytest.mark.parametrize("how", ["scale", "branch"])
+def test_a_leak_on_one_unsorted_input_of_243_is_bad_input(tmp_path: Path, how: str) -> None:
+    """The issue's program for continuous noise: 243 inputs, a leak on (2, 0, 1, 0, 0)
+    alone.  Six sampled inputs missed it and the orbit search said "holds"; every input
+    of a grid of at most 1000 is checked now, so it is bad input naming the input."""
+    from faier.cli.main import app
+
+    source = _leaky(tmp_path, how, (2, 0, 1, 0, 0))
+    for run in (lambda: faier.epsilon(source), lambda: faier.verify(source, "1")):
+        with pytest.raises(MechanismError, match=r"fails on input \(2, 0, 1, 0, 0\)"):
+            run()
+    result = CliRunner().invoke(app, ["verify", source, "--epsilon", "1"])
+    assert result.exit_code == 2, result.output
+
+
+def test_a_leak_on_a_sampled_input_of_a_large_grid_is_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where only a sample is checked it holds a shuffled copy of every orbit's
+    representative (here cut to 60 of the 243 inputs, 21 orbits): a leak on one is caught."""
+    monkeypatch.setattr(symmetry, "SYMMETRY_SAMPLES", 60)
+    reps = [tuple(sorted(x)) for x in itertools.combinations_with_replacement(range(3), 5)]
+    inputs, _ = symmetry.declaration_sample(5, 2, reps)
+    assert len(inputs) == 60 and {tuple(sorted(x)) for x in inputs} == set(reps)
+    shuffled = next(x for x in inputs[: len(reps)] if list(x) != sorted(x) and x[0] != 0)
+    with pytest.raises(MechanismError, match=re.escape(f"fails on input {shuffled!r}")):
+        faier.epsilon(_leaky(tmp_path, "scale", shuffled))
+
+
+NOISY_MAX_5 = (0.6818829515678333, 0.6818829515678335)
+"""Certified ε* of noisy-max-laplace at n = 5 over {0,1,2}⁵ (every input checked or not)."""
+
+
+def test_honest_noisy_max_keeps_its_epsilon_and_says_what_it_assumed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Noisy Max with Laplace noise on 5 queries: every one of the 243 inputs checked, so
+    nothing assumed; with the check cut to a sample of 100 the same ε*, and the result and
+    its JSON say the declaration was assumed on the other 143 inputs."""
+    from faier.cli.main import app
+
+    full = faier.epsilon("noisy-max-laplace", settings={"n": "5"})
+    assert full.enclosure is not None
+    assert (full.enclosure.lower, full.enclosure.upper) == NOISY_MAX_5
+    assert "symmetry checked exactly on 243 inputs and on every orbit's" in full.method
+    assert full.assumptions == ()
+    monkeypatch.setattr(symmetry, "SYMMETRY_SAMPLES", 100)
+    sampled = faier.epsilon("noisy-max-laplace", settings={"n": "5"})
+    assert sampled.enclosure == full.enclosure
+    assert "symmetry checked exactly on 100 inputs (seeded, every orbit among them)" in (
+        sampled.method
+    )
+    (assumed,) = sampled.assumptions
+    assert assumed.startswith("the declared symmetry (permuting the answers permutes")
+    assert "checked exactly on 100 of its 243 inputs" in assumed
+    shown = CliRunner().invoke(
+        app, ["verify", "noisy-max-laplace", "--set", "n=5", "--epsilon", "0.7", "--json"]
+    )
+    assert shown.exit_code == 0, shown.output
+    data = json.loads(shown.stdout)
+    assert data["verdict"] == "holds" and data["assumptions"] == [assumed]

@@ -57,7 +57,6 @@ from faier.core.problem import Problem
 from faier.engines.exact import epsilon
 from faier.engines.exact.orbit_search import OrbitSearch
 from faier.engines.exact.orbits import InputOrbits, pair_count, pair_orbits
-from faier.engines.exact.symmetry_check import SYMMETRY_SAMPLES, declaration_sample
 from faier.errors import InternalError, MechanismError, SpecError
 from faier.mechanisms import PermuteQueries, grid
 from faier.mechanisms.handlers import Context
@@ -65,6 +64,7 @@ from faier.mechanisms.inputs import InputSpace
 from faier.mechanisms.library.histogram import histogram
 from faier.mechanisms.library.noisy_max import NoisyMax, noisy_max
 from faier.mechanisms.program import Program
+from faier.mechanisms.symmetry import SYMMETRY_SAMPLES, declaration_sample
 from faier.model.distribution import Distribution
 from faier.privacy.neighbours import EveryQuery, OneQuery, neighbour_pairs
 from faier.privacy.specs import DifferentialPrivacy

@@ -400,6 +400,12 @@ def epsilon_delta(problem: Problem, delta: Fraction, budget: Budget) -> Result:
         table = _table(problem, budget)
     except Unanswerable as exc:
         return replace(no_closed_form(problem, None, str(exc), started), delta=delta)
+    return _assuming(table, _epsilon_delta_on(problem, delta, table, budget, started))
+
+
+def _epsilon_delta_on(
+    problem: Problem, delta: Fraction, table: AnyTable, budget: Budget, started: float
+) -> Result:
     if isinstance(table, gaussian.Table):
         return gaussian.epsilon_delta(problem, delta, table, budget, started)
     if isinstance(table, Separable):
@@ -432,11 +438,17 @@ def _balls_of(problem: Problem, table: Table, budget: Budget) -> intervals.BallT
 def verify_delta(problem: Problem, eps: Epsilon, delta: Fraction, budget: Budget) -> Result:
     """(ε, δ) for discrete outputs: δ(ε) = Σ_ω max(0, p − e^ε·q) per pair, decided exactly."""
     started = time.perf_counter()
-    exp_eps = balls.exp_epsilon(eps)
     try:
         table = _table(problem, budget)
     except Unanswerable as exc:
         return replace(no_closed_form(problem, eps, str(exc), started), delta=delta)
+    return _assuming(table, _verify_delta_on(problem, eps, delta, table, budget, started))
+
+
+def _verify_delta_on(
+    problem: Problem, eps: Epsilon, delta: Fraction, table: AnyTable, budget: Budget, started: float
+) -> Result:
+    exp_eps = balls.exp_epsilon(eps)
     if isinstance(table, gaussian.Table):
         return gaussian.verify_delta(problem, eps, delta, table, budget, started)
     if isinstance(table, Separable):
@@ -541,7 +553,19 @@ def _event_witness(
     return _exact_witness(table.inputs, i, j, f"one of {{{names}}}", p, q)
 
 
-def _table(problem: Problem, budget: Budget) -> Table | Separable | gaussian.Table:
+AnyTable = Table | Separable | gaussian.Table
+
+
+def _assuming(table: AnyTable, result: Result) -> Result:
+    """The result with what the table takes on trust (a declared symmetry checked on a
+    sample of the grid: :meth:`.orbits.Reduced.assumptions`)."""
+    reduced = getattr(table, "reduced", None)
+    if reduced is None or not reduced.assumptions():
+        return result
+    return replace(result, assumptions=(*result.assumptions, *reduced.assumptions()))
+
+
+def _table(problem: Problem, budget: Budget) -> AnyTable:
     mechanism = problem.mechanism
     assert isinstance(mechanism, Program)
     if orbits.applies(problem):
@@ -558,6 +582,10 @@ def epsilon(problem: Problem, budget: Budget) -> Result:
         table = _table(problem, budget)
     except Unanswerable as exc:
         return no_closed_form(problem, None, str(exc), started)
+    return _assuming(table, _epsilon_on(problem, table, budget, started))
+
+
+def _epsilon_on(problem: Problem, table: AnyTable, budget: Budget, started: float) -> Result:
     if isinstance(table, gaussian.Table):
         return gaussian.epsilon(problem, table, budget, started)
     if isinstance(table, Separable):
@@ -701,6 +729,12 @@ def verify(problem: Problem, eps: Epsilon, budget: Budget) -> Result:
         table = _table(problem, budget)
     except Unanswerable as exc:
         return no_closed_form(problem, eps, str(exc), started)
+    return _assuming(table, _verify_on(problem, eps, table, budget, started))
+
+
+def _verify_on(
+    problem: Problem, eps: Epsilon, table: AnyTable, budget: Budget, started: float
+) -> Result:
     if isinstance(table, gaussian.Table):
         return gaussian.verify(problem, eps, table, budget, started)
     if isinstance(table, Separable):

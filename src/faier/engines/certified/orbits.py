@@ -15,16 +15,19 @@ mechanisms, and with its pieces:
    (:func:`faier.engines.exact.orbits.pair_orbits`): x a representative and
    y its neighbour, whose row is the row of y's representative π·y moved back
    along the declared action (``Pr[ω | y] = Pr[π·ω | π·y]``);
-3. before any of it is used the declaration is checked exactly
-   (:mod:`faier.engines.exact.symmetry_check`'s seeded sample of inputs):
-   each sampled input's own certified row (closed forms, exact densities)
-   must equal its representative's moved along, and on every
-   representative swapping two equal answers must leave its row unchanged.
-   A failure is a wrong declaration, reported as bad input (faier's own
-   mechanisms: an internal error), never a verdict;
+3. before any of it is used the declaration is checked exactly, on the
+   inputs the exact engine checks (:func:`faier.mechanisms.symmetry.declaration_sample`:
+   every input of a grid of at most 1000, else a seeded 1000 holding every
+   orbit's representative permuted): each one's own certified row (closed
+   forms, exact densities, released numbers) must equal its
+   representative's moved along, and on every representative swapping two
+   equal answers must leave its row unchanged.  A failure is a wrong
+   declaration, reported as bad input naming the input (faier's own
+   mechanisms: an internal error), never a verdict; what a sample leaves
+   unchecked is the result's ``assumptions`` entry (:meth:`Reduced.assumptions`);
 4. every witness is recomputed on its real pair (:func:`confirm`): both
    inputs' rows from the program's own runs, against the rows the search
-   used.  The sample cannot see a declaration wrong only elsewhere; a
+   used.  A sample cannot see a declaration wrong only elsewhere; a
    witness built on such a row is then bad input naming the declaration.
 
 Tables of released numbers are reduced for the ``"same"`` action (Noisy Max
@@ -48,10 +51,17 @@ from faier.core.problem import Problem
 from faier.engines.certified import densities
 from faier.engines.exact import orbits as orbit_space
 from faier.engines.exact.grid_search import Grid
-from faier.engines.exact.symmetry_check import fault, moved_output, sample_inputs
+from faier.engines.exact.symmetry_check import fault, moved_output
 from faier.mechanisms.inputs import InputSpace
 from faier.mechanisms.program import Program
-from faier.mechanisms.symmetry import Permutation, PermuteQueries, inverse, sorting_permutation
+from faier.mechanisms.symmetry import (
+    DeclarationCheck,
+    Permutation,
+    PermuteQueries,
+    declaration_sample,
+    inverse,
+    sorting_permutation,
+)
 from faier.privacy.neighbours import EveryQuery, OneQuery
 from faier.privacy.specs import DifferentialPrivacy
 
@@ -70,16 +80,25 @@ class Reduced:
     grid_inputs: int
     grid_pairs: int
     input_orbits: int
-    checked: int
-    symmetry: PermuteQueries
+    declaration: DeclarationCheck
+
+    @property
+    def symmetry(self) -> PermuteQueries:
+        return self.declaration.symmetry
 
     def describe(self) -> str:
         return (
-            f"searched up to the declared symmetry ({self.symmetry.describe()}; checked "
-            f"exactly on {self.checked} inputs and on every orbit's equal answers): "
+            f"searched up to the declared symmetry ({self.symmetry.describe()}; "
+            f"{self.declaration.describe()} and on every orbit's equal answers): "
             f"{self.input_orbits} input orbits, {len(self.pairs)} pair orbits of the "
             f"{self.grid_pairs} ordered pairs"
         )
+
+    def assumptions(self) -> tuple[str, ...]:
+        """What an answer on this table takes on trust: the declaration where a sample
+        of the grid was checked (nothing where every input was)."""
+        found = self.declaration.assumption()
+        return () if found is None else (found,)
 
 
 def _shape(mechanism: Program[Any]) -> tuple[int, int] | None:
@@ -186,7 +205,7 @@ def reduce(problem: Problem, budget: Budget, build: Builder) -> Any | None:
     rows = _Rows(table, symmetry, mechanism)
     if rows.kind is None:
         return None
-    checked = _check(mechanism, symmetry, rows, reps, n, top, budget, build)
+    declaration = _check(mechanism, symmetry, rows, reps, n, top, budget, build)
     index = {x: r for r, x in enumerate(reps)}
     inputs: list[tuple[int, ...]] = list(reps)
     extra: list[Any] = []
@@ -209,8 +228,7 @@ def reduce(problem: Problem, budget: Budget, build: Builder) -> Any | None:
         (top + 1) ** n,
         Grid((top + 1,) * n).comparisons(relation),
         len(reps),
-        checked,
-        symmetry,
+        declaration,
     )
     return _extended(table, rows.kind, tuple(inputs), extra, note)
 
@@ -254,16 +272,16 @@ def _check(
     top: int,
     budget: Budget,
     build: Builder,
-) -> int:
-    """The declaration checked exactly: sampled inputs' own rows against their
+) -> DeclarationCheck:
+    """The declaration checked exactly: the sampled inputs' own rows against their
     representatives' moved back, and every representative's equal answers swapped."""
     index = {x: r for r, x in enumerate(reps)}
-    samples = sample_inputs(n, top)
-    own = build(_on(mechanism, [x for x, _ in samples]), budget)
+    samples, rng = declaration_sample(n, top, reps)
+    own = build(_on(mechanism, samples), budget)
     own_rows = _Rows(own, symmetry, mechanism)
     if own_rows.kind != rows.kind:
         fault(mechanism, "its rows on sampled inputs are of another kind than on sorted ones")
-    for k, (x, rng) in enumerate(samples):
+    for k, x in enumerate(samples):
         budget.check_time()
         perm = sorting_permutation(x, rng)
         rep = symmetry.act_input(perm, x)
@@ -287,7 +305,7 @@ def _check(
                     f"swapping its equal answers at positions {i + 1} and {i + 2} changes "
                     "its output distribution",
                 )
-    return len(samples)
+    return DeclarationCheck(symmetry, (top + 1) ** n, len(samples), len(samples))
 
 
 def confirm(

@@ -43,7 +43,6 @@ from faier.core.budget import Budget
 from faier.engines.exact import orbits as orbit_space
 from faier.engines.exact.grid_search import MARGIN, TINY, Best, ExactColumns, Grid, grid_of
 from faier.engines.exact.symmetry_check import (
-    DeclarationCheck,
     check_declaration,
     check_stabilisers,
     fault,
@@ -51,7 +50,7 @@ from faier.engines.exact.symmetry_check import (
     nonzero,
 )
 from faier.errors import MechanismError
-from faier.mechanisms.symmetry import PermuteQueries, sorting_permutation
+from faier.mechanisms.symmetry import DeclarationCheck, PermuteQueries, sorting_permutation
 from faier.privacy.neighbours import EveryQuery, OneQuery
 from faier.results import Loss, loss_of
 

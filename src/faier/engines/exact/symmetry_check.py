@@ -14,7 +14,9 @@ holds every orbit's representative in a random order, so no orbit goes
 unchecked.  A mechanism with a closed form runs its own semantics on the first
 ``RUN_CHECKS`` of them and its closed form on the rest (one exact run of Noisy
 Max at n = 30 takes a second, its closed form a millisecond).  What a sample
-leaves unchecked is said in the result (:meth:`DeclarationCheck.assumption`).
+leaves unchecked is said in the result (:meth:`DeclarationCheck.assumption`); the
+sample and that record live with the declaration (:mod:`faier.mechanisms.symmetry`),
+shared with the certified engine.
 
 Separately, and on every representative, permutations that fix an input must
 fix its distribution: with equal answers at positions i and i+1, swapping
@@ -25,27 +27,22 @@ catches tie-breaking by position on every orbit, not only on a sample.
 
 from __future__ import annotations
 
-import itertools
-import random
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, NoReturn
 
 from faier.core.budget import Budget
 from faier.errors import InternalError, MechanismError, SpecError
-from faier.mechanisms.symmetry import Permutation, PermuteQueries, sorting_permutation
+from faier.mechanisms.symmetry import (
+    DeclarationCheck,
+    Permutation,
+    PermuteQueries,
+    declaration_sample,
+    sorting_permutation,
+)
 
 Column = Mapping[Hashable, Fraction]
 ColumnOf = Callable[[tuple[int, ...]], Column]
-
-FULL_CHECK_INPUTS = 64
-"""Grids of at most this many inputs have every input checked by the certified engine
-(:mod:`faier.engines.certified.orbits`, through :func:`sample_inputs`)."""
-
-SYMMETRY_SAMPLES = 1000
-"""Inputs the exact engine checks at least, each against a random permutation sorting it;
-a grid of no more inputs than the sample has every input checked."""
 
 RUN_CHECKS = 6
 """Sampled inputs checked on the mechanism's own exact run where it has a closed form
@@ -53,9 +50,6 @@ RUN_CHECKS = 6
 n = 20, 1.2 s at n = 30.  Noisy Max declared symmetric with ties broken by the first
 index fails on every input with two equal answers; the stabiliser check below catches
 it on every orbit regardless."""
-
-CHECK_SEED = 17
-"""Seed of the sampled inputs and permutations: the same checks on every run."""
 
 FIX = (
     "declare symmetry= only if permuting the answers permutes the outputs as declared "
@@ -105,85 +99,6 @@ def moved_output(
 
 def nonzero(column: Column) -> dict[Hashable, Fraction]:
     return {o: p for o, p in column.items() if p}
-
-
-def sample_inputs(n: int, top: int) -> list[tuple[tuple[int, ...], random.Random]]:
-    """The certified engine's inputs (every input of at most ``FULL_CHECK_INPUTS``, else 6),
-    each with the generator of its permutation."""
-    rng = random.Random(CHECK_SEED)
-    if (top + 1) ** n <= FULL_CHECK_INPUTS:
-        return [(x, rng) for x in itertools.product(range(top + 1), repeat=n)]
-    return [(tuple(rng.randrange(top + 1) for _ in range(n)), rng) for _ in range(RUN_CHECKS)]
-
-
-def declaration_sample(
-    n: int, top: int, reps: Sequence[tuple[int, ...]]
-) -> tuple[list[tuple[int, ...]], random.Random]:
-    """The inputs the exact engine checks the declaration on, and the generator of the
-    permutations that sort them.
-
-    Every input where the grid has no more than ``SYMMETRY_SAMPLES`` inputs or
-    orbits; else each orbit's representative shuffled, then inputs drawn
-    uniformly (distinct) until there are ``SYMMETRY_SAMPLES``.
-    """
-    rng = random.Random(CHECK_SEED)
-    size = (top + 1) ** n
-    if size <= max(SYMMETRY_SAMPLES, len(reps)):
-        return list(itertools.product(range(top + 1), repeat=n)), rng
-    chosen: dict[tuple[int, ...], None] = {}
-    for rep in reps:
-        shuffled = list(rep)
-        rng.shuffle(shuffled)
-        chosen[tuple(shuffled)] = None
-    while len(chosen) < SYMMETRY_SAMPLES:
-        chosen[tuple(rng.randrange(top + 1) for _ in range(n))] = None
-    return list(chosen), rng
-
-
-@dataclass(frozen=True)
-class DeclarationCheck:
-    """On how many inputs the declaration was checked, and by which semantics."""
-
-    symmetry: PermuteQueries
-    grid: int
-    """Inputs in the grid."""
-    checked: int
-    """Inputs checked (each against a permutation sorting it)."""
-    by_runs: int
-    """Of them, checked on the mechanism's own exact run (the rest on its closed form)."""
-
-    @property
-    def everywhere(self) -> bool:
-        """Every input checked on the mechanism's own runs: the declaration is proved."""
-        return self.checked == self.by_runs == self.grid
-
-    def describe(self) -> str:
-        """For the method text: ``symmetry checked exactly on 1000 inputs (seeded)``."""
-        text = f"symmetry checked exactly on {self.checked} inputs"
-        if self.checked < self.grid:
-            text += " (seeded, every orbit among them)"
-        if self.by_runs < self.checked:
-            text += f", {self.by_runs} of them on its own runs and the rest on its grid_column"
-        return text
-
-    def assumption(self) -> str | None:
-        """What the answer takes on trust, or None where every input was checked."""
-        if self.everywhere:
-            return None
-        if self.checked < self.grid:
-            scope = (
-                f"checked exactly on {self.checked} of its {self.grid} inputs (a seeded "
-                "sample holding every orbit's representative permuted) and assumed on the rest"
-            )
-        else:
-            scope = "checked exactly on every input"
-        text = f"the declared symmetry ({self.symmetry.describe()}): {scope}"
-        if self.by_runs < self.checked:
-            text += (
-                f"; on its closed form grid_column, which was checked against the "
-                f"mechanism's own runs on {self.by_runs} of them"
-            )
-        return text
 
 
 def check_declaration(
