@@ -323,7 +323,11 @@ def test_a_leak_on_one_unsorted_input_of_243_is_bad_input(tmp_path: Path, how: s
     from faier.cli.main import app
 
     source = _leaky(tmp_path, how, (2, 0, 1, 0, 0))
-    for run in (lambda: faier.epsilon(source), lambda: faier.verify(source, "1")):
+    runs: list[Callable[[], Result]] = [
+        lambda: faier.epsilon(source),
+        lambda: faier.verify(source, "1"),
+    ]
+    for run in runs:
         with pytest.raises(MechanismError, match=r"fails on input \(2, 0, 1, 0, 0\)"):
             run()
     result = CliRunner().invoke(app, ["verify", source, "--epsilon", "1"])

@@ -48,7 +48,7 @@ import numpy as np
 
 from faier.core.budget import Budget
 from faier.core.problem import Problem
-from faier.engines.certified import densities
+from faier.engines.certified import densities, path_symmetry
 from faier.engines.exact import orbits as orbit_space
 from faier.engines.exact.grid_search import Grid
 from faier.engines.exact.symmetry_check import fault, moved_output
@@ -273,26 +273,32 @@ def _check(
     budget: Budget,
     build: Builder,
 ) -> DeclarationCheck:
-    """The declaration checked exactly: the sampled inputs' own rows against their
-    representatives' moved back, and every representative's equal answers swapped."""
+    """The declaration checked exactly: each sampled input's symbolic paths renamed along
+    its permutation against its representative's (:mod:`.path_symmetry`, no integral),
+    else its own row against its representative's moved back; and every
+    representative's equal answers swapped."""
+    from faier.engines.certified.engine import _runs
+
     index = {x: r for r, x in enumerate(reps)}
     samples, rng = declaration_sample(n, top, reps)
-    own = build(_on(mechanism, samples), budget)
-    own_rows = _Rows(own, symmetry, mechanism)
-    if own_rows.kind != rows.kind:
-        fault(mechanism, "its rows on sampled inputs are of another kind than on sorted ones")
-    for k, x in enumerate(samples):
+    perms = [sorting_permutation(x, rng) for x in samples]
+    structures = [
+        path_symmetry.structure(path_symmetry.stars(run))
+        for run in _runs(_on(mechanism, reps), budget)
+    ]
+    unmatched = []
+    for k, (x, perm) in enumerate(zip(samples, perms, strict=True)):
         budget.check_time()
-        perm = sorting_permutation(x, rng)
+        (run,) = _runs(_on(mechanism, [x]), budget)
         rep = symmetry.act_input(perm, x)
-        expected = rows.moved(rows.row(index[rep]), inverse(perm), rep)
-        if own_rows.row(k) != expected:
-            fault(
-                mechanism,
-                f"its declared symmetry ({symmetry.describe()}) fails on input {x!r}: its "
-                f"certified output distribution is not that of {rep!r} moved along the "
-                f"permutation {perm!r}",
-            )
+
+        def move(output: Hashable, perm: Permutation = perm, x: tuple[int, ...] = x) -> Hashable:
+            return moved_output(mechanism, symmetry, perm, output, x)
+
+        if not path_symmetry.matches(path_symmetry.stars(run), perm, move, structures[index[rep]]):
+            unmatched.append(k)
+    if unmatched:
+        _check_rows(mechanism, symmetry, rows, index, samples, perms, unmatched, budget, build)
     for r, rep in enumerate(reps):
         for i in range(n - 1):
             if rep[i] != rep[i + 1]:
@@ -306,6 +312,43 @@ def _check(
                     "its output distribution",
                 )
     return DeclarationCheck(symmetry, (top + 1) ** n, len(samples), len(samples))
+
+
+def _check_rows(
+    mechanism: Program[Any],
+    symmetry: PermuteQueries,
+    rows: _Rows,
+    index: dict[tuple[int, ...], int],
+    samples: list[tuple[int, ...]],
+    perms: list[Permutation],
+    which: list[int],
+    budget: Budget,
+    build: Builder,
+) -> None:
+    """The sampled inputs whose paths proved nothing: their own certified rows against
+    their representatives' moved back."""
+    own = build(_on(mechanism, [samples[k] for k in which]), budget)
+    own_rows = _Rows(own, symmetry, mechanism)
+    if own_rows.kind != rows.kind:
+        fault(
+            mechanism,
+            f"its declared symmetry ({symmetry.describe()}) fails on one of the inputs "
+            f"{', '.join(repr(samples[k]) for k in which[:3])}"
+            f"{' …' if len(which) > 3 else ''}: their certified rows are of another kind "
+            "than their representatives'",
+        )
+    for row, k in enumerate(which):
+        budget.check_time()
+        x, perm = samples[k], perms[k]
+        rep = symmetry.act_input(perm, x)
+        expected = rows.moved(rows.row(index[rep]), inverse(perm), rep)
+        if own_rows.row(row) != expected:
+            fault(
+                mechanism,
+                f"its declared symmetry ({symmetry.describe()}) fails on input {x!r}: its "
+                f"certified output distribution is not that of {rep!r} moved along the "
+                f"permutation {perm!r}",
+            )
 
 
 def confirm(
