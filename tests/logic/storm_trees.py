@@ -12,6 +12,8 @@ are flattened (Storm groups ``a & x=1 & y=2`` as ``a & (x=1 & y=2)`` when the
 comparisons form one expression), arithmetic without variables is folded to
 its exact value (``1/4`` is one number to faier, a division to Storm), and
 labels, boolean variables and other identifiers are all ``("name", n)``.
+A ternary ``c ? a : b`` whose branches are not numbers is faier's
+``(c & a) | (!c & b)``, so Storm's is read as that.
 No faier module is imported here except the syntax nodes.
 """
 
@@ -98,6 +100,11 @@ class _Reader:
     def level(self) -> Canon:
         left = self.unary()
         token = self.peek()
+        if token == "?":
+            self.take()
+            then = self.unary()
+            self.take(":")
+            return ("ite", left, then, self.unary())
         if token in _BINARY:
             self.take()
             return (_BINARY[token], left, self.unary())
@@ -240,12 +247,27 @@ def _term(term: tuple[Any, ...]) -> Canon:
         return ("neg", _term(term[1]))
     if kind == "call":
         return ("call", term[1], tuple(_term(a) for a in term[2]))
+    if kind == "bool":
+        return ("bool", term[1])
+    if kind == "cmp":
+        return (term[1], _term(term[2]), _term(term[3]))
+    if kind in ("not", "ite", "and", "or", "implies"):
+        return (kind, *(_term(t) for t in term[1:]))
     return (kind, _term(term[1]), _term(term[2]))
+
+
+_NUMERIC = {"num", "neg", "call", "ite", *_ARITHMETIC}
 
 
 def normal(node: Canon) -> Canon:
     """Flatten chains of & and of |, fold arithmetic without variables, Storm's bound text."""
     kind = node[0]
+    if kind == "ite":
+        test, then, other = (normal(part) for part in node[1:])
+        if then[0] in _NUMERIC or other[0] in _NUMERIC:
+            return ("ite", test, then, other)
+        test, then, other = node[1:]
+        return normal(("or", ("and", test, then), ("and", ("not", test), other)))
     if kind in ("and", "or"):
         parts: list[Canon] = []
         for child in node[1:]:

@@ -174,12 +174,26 @@ def show_term(term: Term) -> str:
         args = term[2]
         assert isinstance(args, tuple)
         return f"{term[1]}({', '.join(show_term(a) for a in args)})"
-    return f"{_wrapped(_sub(term, 1))} {kind} {_wrapped(_sub(term, 2))}"
+    if kind == "bool":
+        return "true" if term[1] else "false"
+    if kind == "not":
+        return f"!{_wrapped(_sub(term, 1))}"
+    if kind == "cmp":
+        return f"{_wrapped(_sub(term, 2))} {term[1]} {_wrapped(_sub(term, 3))}"
+    if kind == "ite":
+        parts = [_wrapped(_sub(term, i)) for i in (1, 2, 3)]
+        return f"({parts[0]} ? {parts[1]} : {parts[2]})"
+    symbol = _SYMBOLS.get(str(kind), str(kind))
+    return f"{_wrapped(_sub(term, 1))} {symbol} {_wrapped(_sub(term, 2))}"
+
+
+_SYMBOLS = {"and": "&", "or": "|", "implies": "=>", "iff": "<=>", "xor": "!="}
+"""PRISM's text for the connectives of a condition."""
 
 
 def _wrapped(term: Term) -> str:
     text = show_term(term)
-    return f"({text})" if term[0] in ("+", "-", "*", "/") else text
+    return f"({text})" if term[0] in ("+", "-", "*", "/", "cmp", "not", *CONNECTIVES) else text
 
 
 @dataclass(frozen=True)

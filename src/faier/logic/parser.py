@@ -9,7 +9,10 @@ prefix operators ``X``, ``F[<=k]``, ``G[<=k]`` take everything to their right
 up to a ``U`` or a closing bracket: ``F s=5 & srep=2`` is ``F (s=5 & srep=2)``
 and ``a & F b | c`` is ``a & F (b | c)``, as PRISM and Storm read them (the
 grammar's shift/reduce choices are resolved as shifts, which is exactly
-that).  ``P~b [φ]``, ``P in [a, b] [φ]``, ``P=? [φ]`` (and ``Pmin=?``,
+that).  PRISM's conditional ``c ? a : b`` sits between ``U`` and ``->``
+(right-associative; ``F a ? b : c`` is ``F (a ? b : c)``): with formulas as
+branches it is ``(c & a) | (!c & b)``; with numbers (bracketed inside
+arithmetic, ``(s=4 ? x : K+1) < K``) it is an ``ite`` term.  ``P~b [φ]``, ``P in [a, b] [φ]``, ``P=? [φ]`` (and ``Pmin=?``,
 ``Pmax=?``) and ``D{ε, δ}[φ]`` are atomic.  A property may carry a PRISM name
 (``"p2": P=? [F done]``) and end with ``;``.  Every message names the line and
 column.
@@ -24,6 +27,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
@@ -40,7 +44,7 @@ from lark.exceptions import (
 )
 
 from faier.errors import SpecError
-from faier.logic.expressions import FUNCTIONS, Term
+from faier.logic.expressions import FUNCTIONS, Term, is_condition, show_term
 from faier.logic.syntax import (
     TEMPORAL,
     And,
@@ -63,6 +67,7 @@ from faier.logic.syntax import (
     Reward,
     Until,
     children,
+    is_state_formula,
     walk,
 )
 from faier.model.probability import parse_number
@@ -72,8 +77,10 @@ GRAMMAR = r"""
 start: property_name? path SEMICOLON?
 property_name: ESCAPED ":"
 
-?path: prop
-     | prop UNTIL step_bound? prop              -> until
+?path: ite
+     | ite UNTIL step_bound? ite                -> until
+?ite: prop
+    | prop QMARK prop COLON ite                 -> ite
 ?prop: disj
      | prop IMPLIES disj                        -> implies
 ?disj: conj
@@ -82,12 +89,12 @@ property_name: ESCAPED ":"
      | conj AND unary                           -> and_
 ?unary: primary
       | NOT unary                               -> not_
-      | NEXT prop                               -> next_
-      | FINALLY step_bound? prop                -> finally_
-      | GLOBALLY step_bound? prop               -> globally
+      | NEXT ite                                -> next_
+      | FINALLY step_bound? ite                 -> finally_
+      | GLOBALLY step_bound? ite                -> globally
 step_bound: COMPARE signed
           | COMPARE NAME                        -> named_step_bound
-?primary: NAME                                  -> atom
+?primary: arith                                 -> value
         | ESCAPED                               -> quoted_atom
         | TRUE                                  -> true
         | FALSE                                 -> false
@@ -111,6 +118,7 @@ comparison: COMPARE | EQUALS | UNEQUAL
              | NAME "(" arith ("," arith)* ")"  -> call
              | "(" arith_sum ")"
              | "(" arith_product ")"
+             | "(" prop QMARK prop COLON ite ")"  -> paren_ite
 prob_kind: PROB | PMIN | PMAX | PROB OPTIMUM
 interval: "[" signed "," signed "]"             -> closed_closed
         | "(" signed "," signed "]"             -> open_closed
@@ -148,12 +156,54 @@ NUMBER: /\d+(\.\d+)?([eE][+-]?\d+)?(\/\d+)?/ | /\.\d+([eE][+-]?\d+)?/
 NAME: /[A-Za-z_][A-Za-z0-9_]*/
 ESCAPED: /"(\\.|[^"\\\n])*"/
 SEMICOLON: ";"
+QMARK: "?"
+COLON: ":"
 
 %import common.WS
 %ignore WS
 """
 
 _Node = TypeVar("_Node")
+
+
+@dataclass(frozen=True)
+class _Number:
+    """A value that is a number, not a formula (``K + 1``, ``c ? 1 : 2``): a ternary's branch."""
+
+    term: Term
+
+
+def _as_term(node: object, quoted: AbstractSet[int] = frozenset()) -> Term | None:
+    """A formula over variables as an expression term, for a ternary; None where it has none.
+
+    ``quoted`` are the ids of the quoted labels (``"a"``), which are no variables.
+    """
+    if isinstance(node, tuple):
+        return node
+    if isinstance(node, _Number | _Conditional):
+        return node.term
+    if isinstance(node, Atom):
+        return None if id(node) in quoted else ("var", node.name)
+    if isinstance(node, Const):
+        return ("bool", node.value)
+    if isinstance(node, Expression):
+        return ("cmp", node.op, node.left, node.right)
+    if isinstance(node, Not):
+        inner = _as_term(node.operand, quoted)
+        return None if inner is None else ("not", inner)
+    if isinstance(node, And | Or | Implies):
+        kind = {And: "and", Or: "or", Implies: "implies"}[type(node)]
+        left, right = _as_term(node.left, quoted), _as_term(node.right, quoted)
+        return None if left is None or right is None else (kind, left, right)
+    return None
+
+
+@dataclass(frozen=True)
+class _Conditional:
+    """A bracketed ``(c ? a : b)`` without numbers: a formula, or (over variables) a term."""
+
+    term: Term | None
+    formula: Formula
 
 
 @dataclass(frozen=True)
@@ -657,10 +707,32 @@ class _Builder(Transformer[Token, Formula]):
         self.text = text
         self.constants = constants
         self.positions: dict[int, Position] = {}
+        self.quoted: set[int] = set()
 
     def _at(self, node: _Node, where: Any) -> _Node:
+        if not isinstance(node, _Number | tuple):
+            for child in children(cast(Formula, node)):
+                self._formula(child)
         self.positions[id(node)] = Position(where.line, where.column)
         return node
+
+    def _formula(self, node: object) -> None:
+        """Refuse a number where a formula belongs (``F K + 1``), at the number."""
+        if isinstance(node, _Number):
+            where = self.positions.get(id(node))
+            raise _error(
+                self.text,
+                where,
+                f"{show_term(node.term)} is a number, not a formula",
+                "compare it: e.g. x + 1 > 2",
+            )
+
+    def _arith(self, where: Any, operand: object) -> Term:
+        """An operand of arithmetic: a term, or a condition over variables (true is 1)."""
+        term = _as_term(operand, self.quoted)
+        if term is None:
+            raise self._fail(where, "this formula is not an expression over variables")
+        return term
 
     def _fail(self, where: Any, message: str, fix: str | None = None) -> FormulaError:
         return _error(self.text, Position(where.line, where.column), message, fix)
@@ -676,6 +748,7 @@ class _Builder(Transformer[Token, Formula]):
     def start(self, meta: Any, *parts: Any) -> tuple[str | None, Formula]:
         name = parts[0] if isinstance(parts[0], _Name) else None
         formula = parts[1] if name is not None else parts[0]
+        self._formula(formula)
         return (None if name is None else name.text), formula
 
     def property_name(self, meta: Any, token: Token) -> _Name:
@@ -728,6 +801,7 @@ class _Builder(Transformer[Token, Formula]):
         return token
 
     def compare(self, meta: Any, left: Term, op: Token, right: Term) -> Formula:
+        left, right = self._arith(meta, left), self._arith(meta, right)
         return self._checked(meta, lambda: Expression(left, op.value, right))
 
     def var(self, meta: Any, name: Token) -> Term:
@@ -741,22 +815,31 @@ class _Builder(Transformer[Token, Formula]):
         except (ValueError, ZeroDivisionError):
             raise self._fail(token, f"{token} is not a number", "write e.g. 3 or 1/2") from None
 
+    def _numeric(self, where: Any, operand: object) -> Term:
+        term = operand if isinstance(operand, tuple) else None
+        if isinstance(operand, _Conditional):
+            term = operand.term
+        if term is None or is_condition(term):
+            raise self._fail(where, "a condition is not a number", "compare it, or write c ? 1 : 0")
+        return term
+
     def neg(self, meta: Any, _minus: Token, term: Term) -> Term:
-        return ("neg", term)
+        return ("neg", self._numeric(meta, term))
 
     def add(self, meta: Any, left: Term, right: Term) -> Term:
-        return ("+", left, right)
+        return ("+", self._numeric(meta, left), self._numeric(meta, right))
 
     def sub(self, meta: Any, left: Term, _minus: Token, right: Term) -> Term:
-        return ("-", left, right)
+        return ("-", self._numeric(meta, left), self._numeric(meta, right))
 
     def mul(self, meta: Any, left: Term, right: Term) -> Term:
-        return ("*", left, right)
+        return ("*", self._numeric(meta, left), self._numeric(meta, right))
 
     def div(self, meta: Any, left: Term, right: Term) -> Term:
-        return ("/", left, right)
+        return ("/", self._numeric(meta, left), self._numeric(meta, right))
 
-    def call(self, meta: Any, name: Token, *args: Term) -> Term:
+    def call(self, meta: Any, name: Token, *operands: Term) -> Term:
+        args = tuple(self._numeric(meta, a) for a in operands)
         known = FUNCTIONS.get(name.value)
         if known is None:
             raise self._fail(
@@ -770,18 +853,69 @@ class _Builder(Transformer[Token, Formula]):
 
     # atoms and connectives ----------------------------------------------------------
 
-    def atom(self, meta: Any, name: Token) -> Formula:
-        if name.value in KEYWORDS:
+    def value(self, meta: Any, value: Term | _Conditional) -> Formula | _Number:
+        """A bare value: a name is a label or boolean variable; anything else is a number."""
+        if isinstance(value, _Conditional):
+            return value.formula
+        if value[0] == "var":
+            name = str(value[1])
+            if name in KEYWORDS:
+                raise self._fail(
+                    meta, f"{name!r} is a keyword, not a label", f'quote the label: "{name}"'
+                )
+            return self._at(Atom(name), meta)
+        return self._at(_Number(value), meta)
+
+    def ite(
+        self, meta: Any, condition: Any, _q: Token, then: Any, _c: Token, other: Any
+    ) -> Formula | _Number:
+        """PRISM's ``c ? a : b``: a number when a branch is one, else a formula."""
+        built = self._conditional(meta, condition, then, other)
+        return built if isinstance(built, Formula) else self._at(_Number(built), meta)
+
+    def paren_ite(
+        self, meta: Any, condition: Any, _q: Token, then: Any, _c: Token, other: Any
+    ) -> Term | _Conditional:
+        """``(c ? a : b)``: a number, or a formula that is also a term where it has one."""
+        built = self._conditional(meta, condition, then, other)
+        if isinstance(built, tuple):
+            return built
+        parts = (
+            _as_term(condition, self.quoted),
+            _as_term(then, self.quoted),
+            _as_term(other, self.quoted),
+        )
+        if any(p is None for p in parts):
+            return _Conditional(None, built)
+        return _Conditional(("ite", *parts), built)
+
+    def _conditional(self, meta: Any, condition: Any, then: Any, other: Any) -> Term | Formula:
+        if not any(isinstance(b, _Number | tuple) for b in (then, other)):
+            for part in (condition, then, other):
+                if not is_state_formula(part):
+                    raise self._fail(
+                        meta,
+                        "the condition and branches of c ? a : b are state formulas",
+                        "put the path operators inside P: c ? P>=0.5 [F a] : b",
+                    )
+            return self._at(Or(And(condition, then), And(Not(condition), other)), meta)
+        test = _as_term(condition, self.quoted)
+        if test is None or not (is_condition(test) or test[0] == "var"):
+            raise self._fail(meta, "the condition of c ? a : b is not a condition over variables")
+        branches = (_as_term(then, self.quoted), _as_term(other, self.quoted))
+        if any(b is None or is_condition(b) for b in branches):
             raise self._fail(
-                name,
-                f"{name.value!r} is a keyword, not a label",
-                f'quote the label: "{name.value}"',
+                meta,
+                "c ? a : b has a number in one branch and a formula in the other",
+                "make both branches numbers, or both formulas",
             )
-        return self._at(Atom(str(name)), name)
+        return ("ite", test, branches[0], branches[1])
 
     def quoted_atom(self, meta: Any, token: Token) -> Formula:
         name = re.sub(r"\\(.)", r"\1", str(token)[1:-1])
-        return self._checked(token, lambda: Atom(name))
+        atom = self._checked(token, lambda: Atom(name))
+        self.quoted.add(id(atom))
+        return atom
 
     def true(self, meta: Any, token: Token) -> Formula:
         return self._at(Const(True), token)
