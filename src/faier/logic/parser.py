@@ -12,10 +12,11 @@ grammar's shift/reduce choices are resolved as shifts, which is exactly
 that).  PRISM's conditional ``c ? a : b`` sits between ``U`` and ``->``
 (right-associative; ``F a ? b : c`` is ``F (a ? b : c)``): with formulas as
 branches it is ``(c & a) | (!c & b)``; with numbers (bracketed inside
-arithmetic, ``(s=4 ? x : K+1) < K``) it is an ``ite`` term.  ``P~b [φ]``, ``P in [a, b] [φ]``, ``P=? [φ]`` (and ``Pmin=?``,
-``Pmax=?``) and ``D{ε, δ}[φ]`` are atomic.  A property may carry a PRISM name
-(``"p2": P=? [F done]``) and end with ``;``.  Every message names the line and
-column.
+arithmetic, ``(s=4 ? x : K+1) < K``) it is an ``ite`` term.  ``P~b [φ]``,
+``P in [a, b] [φ]``, ``P=? [φ]`` (and ``Pmin=?``, ``Pmax=?``) and
+``D{ε, δ}[φ]`` are atomic.  A property may carry a PRISM name
+(``"p2": P=? [F done]``) and end with ``;``.  Every message names the line
+and column.
 
 Nesting is capped (:data:`MAX_DEPTH` operators inside one another, as many
 brackets open at once): the tree is walked recursively downstream (building,
