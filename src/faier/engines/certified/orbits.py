@@ -81,6 +81,8 @@ class Reduced:
     grid_pairs: int
     input_orbits: int
     declaration: DeclarationCheck
+    by_paths: int
+    """Checked inputs proved on their renamed symbolic paths (the rest on their rows)."""
 
     @property
     def symmetry(self) -> PermuteQueries:
@@ -89,7 +91,9 @@ class Reduced:
     def describe(self) -> str:
         return (
             f"searched up to the declared symmetry ({self.symmetry.describe()}; "
-            f"{self.declaration.describe()} and on every orbit's equal answers): "
+            f"{self.declaration.describe()}, {self.by_paths} of them on their renamed "
+            "symbolic paths and the rest on their certified rows, and on every orbit's "
+            "equal answers): "
             f"{self.input_orbits} input orbits, {len(self.pairs)} pair orbits of the "
             f"{self.grid_pairs} ordered pairs"
         )
@@ -205,7 +209,7 @@ def reduce(problem: Problem, budget: Budget, build: Builder) -> Any | None:
     rows = _Rows(table, symmetry, mechanism)
     if rows.kind is None:
         return None
-    declaration = _check(mechanism, symmetry, rows, reps, n, top, budget, build)
+    declaration, by_paths = _check(mechanism, symmetry, rows, reps, n, top, budget, build)
     index = {x: r for r, x in enumerate(reps)}
     inputs: list[tuple[int, ...]] = list(reps)
     extra: list[Any] = []
@@ -229,6 +233,7 @@ def reduce(problem: Problem, budget: Budget, build: Builder) -> Any | None:
         Grid((top + 1,) * n).comparisons(relation),
         len(reps),
         declaration,
+        by_paths,
     )
     return _extended(table, rows.kind, tuple(inputs), extra, note)
 
@@ -272,11 +277,11 @@ def _check(
     top: int,
     budget: Budget,
     build: Builder,
-) -> DeclarationCheck:
+) -> tuple[DeclarationCheck, int]:
     """The declaration checked exactly: each sampled input's symbolic paths renamed along
     its permutation against its representative's (:mod:`.path_symmetry`, no integral),
     else its own row against its representative's moved back; and every
-    representative's equal answers swapped."""
+    representative's equal answers swapped.  Returns how many inputs the paths proved."""
     from faier.engines.certified.engine import _runs
 
     index = {x: r for r, x in enumerate(reps)}
@@ -311,7 +316,8 @@ def _check(
                     f"swapping its equal answers at positions {i + 1} and {i + 2} changes "
                     "its output distribution",
                 )
-    return DeclarationCheck(symmetry, (top + 1) ** n, len(samples), len(samples))
+    checked = DeclarationCheck(symmetry, (top + 1) ** n, len(samples), len(samples))
+    return checked, len(samples) - len(unmatched)
 
 
 def _check_rows(
