@@ -1,6 +1,7 @@
 """Fuzzer kind ``properties``: random PRISM property strings read by faier and by Storm's parser.
 
 A random property tree (labels, boolean variables, comparisons with
+arithmetic, PRISM's conditional ``c ? a : b`` over conditions and inside
 arithmetic, ``! & |``, ``X F G U`` with and without step bounds, nested
 ``P`` operators, ``P=?``/``Pmin=?``/``Pmax=?`` or a reward question
 ``R{"time"}min=? [F Φ]``/``R=? [C<=k]`` at the top, sometimes named
@@ -72,7 +73,26 @@ def random_term(rng: random.Random, depth: int) -> Node:
         if rng.random() < 0.6:
             return Node("name", (rng.choice(INTEGERS),))
         return Node("num", (Fraction(rng.randint(0, 4)),))
+    if rng.random() < 0.2:  # PRISM's (c ? t : u) inside arithmetic
+        test = random_condition(rng, depth - 1)
+        return Node("ite_term", (test, random_term(rng, depth - 1), random_term(rng, depth - 1)))
     return Node(rng.choice("+-*"), (random_term(rng, depth - 1), random_term(rng, depth - 1)))
+
+
+def random_condition(rng: random.Random, depth: int) -> Node:
+    """A condition Storm's expressions read too: comparisons, boolean variables, ! & |, ?:."""
+    roll = rng.random()
+    if depth <= 0 or roll < 0.5:
+        if rng.random() < 0.7:
+            op = rng.choice(["=", "!=", "<", "<=", ">", ">="])
+            return Node(op, (random_term(rng, 0), random_term(rng, 0)))
+        return Node("name", (rng.choice(BOOLEANS),))
+    if roll < 0.6:
+        return Node("not", (random_condition(rng, depth - 1),))
+    if roll < 0.8:
+        parts = (random_condition(rng, depth - 1), random_condition(rng, depth - 1))
+        return Node(rng.choice(["and", "or"]), parts)
+    return Node("ite", tuple(random_condition(rng, depth - 1) for _ in range(3)))
 
 
 def random_state(rng: random.Random, depth: int, expressions: bool) -> Node:
@@ -88,6 +108,8 @@ def random_state(rng: random.Random, depth: int, expressions: bool) -> Node:
         if pick < 0.5:
             return Node("bool", (rng.random() < 0.5,))
         return Node("label", (rng.choice(LABELS),))
+    if expressions and roll < 0.42:
+        return Node("ite", tuple(random_condition(rng, depth - 1) for _ in range(3)))
     if roll < 0.5:
         return Node("not", (random_state(rng, depth - 1, expressions),))
     if roll < 0.9:
@@ -143,7 +165,7 @@ def random_property(rng: random.Random, expressions: bool) -> Node:
 
 # --- writing it as PRISM does -----------------------------------------------------------
 
-_UNTIL, _PREFIX, _OR, _AND, _NOT, _ATOM = range(6)
+_UNTIL, _PREFIX, _ITE, _OR, _AND, _NOT, _ATOM = range(7)
 
 
 class Writer:
@@ -178,6 +200,13 @@ class Writer:
             return str(parts[0]), _ATOM
         if kind == "bool":
             return ("true" if parts[0] else "false"), _ATOM
+        if kind == "ite_term":
+            test, then, other = parts
+            return f"({self.show(test, _OR)} ? {self.term(then)} : {self.term(other)})", _ATOM
+        if kind == "ite":  # PRISM: below =>, right-associative
+            test, then, other = parts
+            text = f"{self.show(test, _OR)} ? {self.show(then, _OR)} : {self.show(other, _ITE)}"
+            return text, _ITE
         if kind in "+-*":
             return f"({self.term(parts[0])} {kind} {self.term(parts[1])})", _ATOM
         if kind in ("=", "!=", "<", "<=", ">", ">="):
@@ -222,6 +251,8 @@ def _raw(node: Node) -> Canon:
         return ("name", parts[0])
     if kind in ("name", "num", "bool"):
         return (kind, parts[0])
+    if kind == "ite_term":
+        return ("ite", *(_raw(p) for p in parts))
     if kind == "P":
         return ("P", parts[0], parts[1], _raw(parts[2]))
     if kind == "R":
@@ -236,7 +267,7 @@ def _raw(node: Node) -> Canon:
 
 def labelled(node: Node, counter: list[int]) -> Node:
     """The tree with every comparison, boolean variable and constant replaced by a fresh label."""
-    if node.kind in ("=", "!=", "<", "<=", ">", ">=", "bool") or (
+    if node.kind in ("=", "!=", "<", "<=", ">", ">=", "bool", "ite") or (
         node.kind == "name" and node.parts[0] in BOOLEANS
     ):
         counter[0] += 1
