@@ -20,6 +20,7 @@ from storm_trees import faier_tree, storm_tree
 from test_prism_oracle import storm_context
 from test_prism_properties import storm_exact
 
+from faier.errors import SpecError
 from faier.logic import check, load_model
 from faier.logic.parser import FormulaError, parse_formula
 from faier.logic.printer import format_formula
@@ -152,3 +153,20 @@ def test_the_cli_prints_the_grouping_and_refuses_with_exit_2() -> None:
     refused = CliRunner().invoke(app, ["check", str(CSMA), "-f", "Pmin=? [F s1=4 ? 1 : cd1=2]"])
     assert refused.exit_code == 2
     assert "a number in one branch and a formula in the other" in refused.output
+
+
+def test_a_numeric_condition_is_refused_not_read_as_nonzero(tmp_path: Path) -> None:
+    """PRISM and Storm refuse ``(x ? 1 : 2)`` for an integer x; faier does not guess."""
+    path = tmp_path / "ternary.pm"
+    path.write_text(MODEL, encoding="utf-8")
+    with pytest.raises(SpecError, match=r"the condition x of c \? a : b is a number"):
+        check(load_model(str(path)), "P=? [F (x ? 1 : 2) = 1]")
+
+
+def test_nested_conditionals_count_towards_the_depth_cap() -> None:
+    deep = "P=? [F " + "b ? x=1 : " * 210 + "x=2]"
+    with pytest.raises(FormulaError, match="more than 200 operators are nested here"):
+        parse_formula(deep)
+    deep = "P=? [F x = " + "(b ? 1 : " * 199 + "2" + ")" * 199 + "]"
+    with pytest.raises(FormulaError, match="more than 200"):
+        parse_formula(deep)

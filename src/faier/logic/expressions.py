@@ -118,7 +118,14 @@ def evaluate_value(term: Term, valuation: Mapping[str, Value]) -> Fraction | boo
             return (a == b) == (term[1] == "=")
         return COMPARISONS[str(term[1])](_number(a), _number(b))
     if kind == "ite":
-        chosen = 2 if evaluate_value(_sub(term, 1), valuation) else 3
+        test = evaluate_value(_sub(term, 1), valuation)
+        if not isinstance(test, bool):
+            condition = show_term(_sub(term, 1))
+            raise SpecError(
+                f"the condition {condition} of c ? a : b is a number, not a truth value",
+                fix="compare it, e.g. x > 0 ? 1 : 2",
+            )
+        chosen = 2 if test else 3
         return evaluate_value(_sub(term, chosen), valuation)
     if kind == "neg":
         return -evaluate(_sub(term, 1), valuation)

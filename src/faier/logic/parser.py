@@ -244,6 +244,8 @@ _NESTING = frozenset(
         "div",
         "neg",
         "call",
+        "ite",
+        "paren_ite",
     }
 )
 """Parse-tree nodes that count one level towards :data:`MAX_DEPTH`."""
