@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from faier.results import (
+    CertifiedWitness,
     Enclosure,
     Loss,
     ParameterValue,
@@ -91,6 +92,20 @@ def test_a_certified_result_fills_epsilon_star_from_its_enclosure() -> None:
     assert settled.to_json()["epsilon_star"]["ratio"] is None
     lower_only = Result("t", "dp", "certified", enclosure=Enclosure(0.5, math.inf))
     assert lower_only.epsilon_star is None and lower_only.exit_code == 3
+
+
+def test_a_witness_ratio_past_the_float_range_is_shown_as_a_bound() -> None:
+    """x + N(0, 1/100) ≥ 1/2: Pr[False | 1] ≈ 1e-545, so the ratio's float enclosure is
+    [max float, ∞]: shown as 'ratio ≥ …', not 'ratio ∈ ≥ …'."""
+    tiny = Enclosure(0.0, 5e-324)
+    one = Enclosure(0.9999999999999998, 1.0)
+
+    def ratio_line(ratio: Enclosure) -> str:
+        return CertifiedWitness(0, 1, "False", one, tiny, ratio).lines()[-1]
+
+    assert ratio_line(Enclosure(1.7976931348623157e308, math.inf)).startswith("ratio ≥ 1.79")
+    assert ratio_line(Enclosure(2.0, 2.5)) == "ratio ∈ [2, 2.5]"
+    assert ratio_line(Enclosure(math.inf, math.inf)) == "ratio = ∞"
 
 
 def test_approximations_of_exact_values_past_the_float_range() -> None:

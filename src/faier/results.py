@@ -477,8 +477,15 @@ class CertifiedWitness:
             f"output: {self.output}",
             f"{self.measure}[output | {left}] = {self.p.show()}",
             f"{self.measure}[output | {right}] = {self.q.show()}",
-            f"ratio ∈ {self.ratio.show()}" if not math.isinf(self.ratio.lower) else "ratio = ∞",
+            self._ratio_line(),
         ]
+
+    def _ratio_line(self) -> str:
+        if self.ratio.infinite:
+            return "ratio = ∞"
+        if math.isinf(self.ratio.upper):  # past the float range: a bound, not an interval
+            return f"ratio {self.ratio.show()}"
+        return f"ratio ∈ {self.ratio.show()}"
 
     def short(self) -> str:
         """One line: ``[1,1,1] vs [0,2,2] → 1``."""
