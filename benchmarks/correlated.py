@@ -34,12 +34,12 @@ def _chain(length: int, q: Fraction | None) -> Problem:
 
 
 def _show(result: faier.Result) -> str:
-    if result.epsilon_star is not None and result.epsilon_star.ratio is not None:
+    if result.exact_loss is not None and result.exact_loss.ratio is not None:
         report = result.parametric
         where = ""
         if report is not None and report.attained is False and report.limit:
             where = ", limit at " + ", ".join(f"{v.name} = {v.value}" for v in report.limit)
-        return f"ε* = ln({result.epsilon_star.ratio}) ≈ {result.epsilon_star.value:.4f}{where}"
+        return f"ε* = ln({result.exact_loss.ratio}) ≈ {result.exact_loss.value:.4f}{where}"
     lower = result.lower_bound.value if result.lower_bound is not None else None
     upper = result.parametric.upper if result.parametric is not None else None
     return f"bounds [{lower}, {upper.value if upper is not None else '?'}]"
@@ -55,7 +55,7 @@ def run_household(people: int) -> None:
     for p, c in itertools.product(GRID, GRID):
         found = faier.epsilon(
             "household-contagion", settings=settings, params=[f"p={p}", f"c={c}"], engine="exact"
-        ).epsilon_star
+        ).exact_loss
         if found is not None and found.ratio is not None:
             best = max(best, found.ratio)
     grid = time.perf_counter() - start
@@ -72,7 +72,7 @@ def run_chain(length: int) -> None:
     start = time.perf_counter()
     best = Fraction(0)
     for k in range(1, 10):
-        found = faier.epsilon(_chain(length, Fraction(1, 2) + Fraction(k, 20))).epsilon_star
+        found = faier.epsilon(_chain(length, Fraction(1, 2) + Fraction(k, 20))).exact_loss
         if found is not None and found.ratio is not None:
             best = max(best, found.ratio)
     grid = time.perf_counter() - start

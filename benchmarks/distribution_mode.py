@@ -99,10 +99,10 @@ class Table:
                 label,
                 f"{seconds:.3f}",
                 found.group(1) if found else "—",
-                show(result.epsilon_star),
+                show(result.exact_loss),
             )
         )
-        return result.epsilon_star
+        return result.exact_loss
 
     def baseline(
         self, case: str, mechanism: Any, relation: Relation, timeout: float, expected: Loss | None

@@ -93,6 +93,7 @@ def longer(path: Path, claim: str) -> str:
 
     problem = faier.load_problem(str(path))
     program = problem.mechanism
+    assert isinstance(program, faier.Program), "CheckDP's examples are one-shot programs"
     top = program.inputs.shape[0] - 1 if program.inputs.shape else 2
     for n in (4, 5, 6):
         started = time.perf_counter()

@@ -61,7 +61,7 @@ def merged(mechanism: Interactive, horizon: int, arithmetic: str) -> tuple[float
     started = time.perf_counter()
     problem = Problem("merged", mechanism, InteractiveDP(1), horizon)
     result = engine.epsilon(problem, arithmetic=arithmetic)
-    return time.perf_counter() - started, result.statistics.explored, result.epsilon_star
+    return time.perf_counter() - started, result.statistics.explored, result.exact_loss
 
 
 def random_hmm_system(
@@ -184,8 +184,8 @@ def above_threshold_long() -> None:
                 undo.enter_context(patch.object(incumbents, "shared_prefixes", runs_alone))
                 undo.enter_context(patch.object(branch_and_bound, "_merge_key", gcd_key))
             result = engine.epsilon(problem, arithmetic=arithmetic.split(",")[0])
-        assert result.epsilon_star is not None
-        assert result.epsilon_star.ratio == Fraction(2) ** 1000
+        assert result.exact_loss is not None
+        assert result.exact_loss.ratio == Fraction(2) ** 1000
         horizons[arithmetic] = [
             (h.k, h.loss, h.witness.output, h.witness.p, h.witness.q)
             for h in result.horizons
@@ -201,7 +201,7 @@ def above_threshold_long() -> None:
     started = time.perf_counter()
     result = engine.epsilon(Problem("at", above_threshold(), InteractiveDP(1)))
     print(
-        f"above threshold, no horizon: ε* = {show(result.epsilon_star)} with a certificate "
+        f"above threshold, no horizon: ε* = {show(result.exact_loss)} with a certificate "
         f"in {time.perf_counter() - started:.2f} s"
     )
 

@@ -146,7 +146,7 @@ def dp(max_n: int, timeout: float) -> None:
         started = time.perf_counter()
         problem = noisy_max_dp(n)
         built = time.perf_counter() - started
-        star = api.epsilon("noisy-max", settings={"n": str(n)}).epsilon_star
+        star = api.epsilon("noisy-max", settings={"n": str(n)}).exact_loss
         assert star is not None and star.ratio is not None
         for text in ("ln(2)", f"ln({star.ratio})"):
             eps = Epsilon.parse(text)

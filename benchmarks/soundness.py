@@ -299,7 +299,7 @@ def check_epsilon(
     except Exception as exc:
         check.crash(f"{engine} epsilon", exc)
         return None
-    star = result.epsilon_star
+    star = result.exact_loss
     if star is None:
         check.expect(
             False, f"{engine}: ε* unknown ({result.reason}), brute force ln({ratio_text(ratio)})"
@@ -1071,7 +1071,7 @@ def tester_check(check: Checker, case: ProgramCase, ratio: Fraction | None, seed
         except Exception as exc:
             check.crash("tester bound", exc)
             return
-    star = None if report.exact is None else report.exact.epsilon_star
+    star = None if report.exact is None else report.exact.exact_loss
     check.expect(
         star is not None and star.ratio == ratio,
         f"tester: exact ε* of the file is {star}, brute force ln({ratio_text(ratio)})",

@@ -116,9 +116,9 @@ def case_opendp(seed: int, check: Check) -> str:
     measurement = dp.m.make_laplace(dp.atom_domain(T=int), dp.absolute_distance(T=int), scale=scale)
     tampering = rng.choice(OPENDP_TAMPERINGS)
     if tampering == "instance map":
-        measurement.map = lambda d_in: 0.001
+        measurement.map = lambda d_in: 0.001  # type: ignore[method-assign]
     elif tampering == "instance invoke":
-        measurement.invoke = lambda value: MARKER
+        measurement.invoke = lambda value: MARKER  # type: ignore[method-assign]
     description = f"OpenDP make_laplace(scale = {scale}) on integers, tampered: {tampering}"
     check.used("adapters")
     found = adapters.decidable(measurement)

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Hashable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol
@@ -296,8 +295,8 @@ def _draw(case: ScaleCase, ctx: Any, loc: int, scale: Fraction) -> Any:
 def program(case: ScaleCase) -> Any:
     import faier
 
-    def body(x: Any, ctx: Any) -> Hashable:
-        point = (x,) if case.n == 1 else x
+    def body(x: Any, ctx: Any) -> Any:
+        point: Any = (x,) if case.n == 1 else x
         if case.shape == "threshold":
             return _draw(case, ctx, point[0], case.scale) >= case.thresholds[0]
         if case.shape == "noisy-threshold":
@@ -320,7 +319,7 @@ def program(case: ScaleCase) -> Any:
         return point[0] + ctx.draw(faier.laplace(0, case.scale * (1 + point[0])))
 
     inputs_of = faier.scalars(case.m) if case.n == 1 else faier.grid(2, case.m)
-    return faier.program(inputs=inputs_of, name=f"scales_{case.shape}")(body)
+    return faier.Program(name=f"scales_{case.shape}", body=body, inputs=inputs_of)
 
 
 def problem(case: ScaleCase) -> Any:
@@ -370,7 +369,7 @@ def _judge_witness(case: ScaleCase, witness: Any, check: Check, what: str) -> No
 def _claim(value: Any, factor: Fraction) -> str:
     """A decimal claim ε*·factor, rounded away from ε* (so 'below' stays below)."""
     scaled = value * _mp(factor)
-    text = mpmath.nstr(scaled, 20, min_fixed=-math.inf, max_fixed=math.inf)
+    text: str = mpmath.nstr(scaled, 20, min_fixed=-math.inf, max_fixed=math.inf)
     return text
 
 

@@ -566,6 +566,11 @@ class Result:
             object.__setattr__(self, "epsilon_star", self.enclosure)
 
     @property
+    def exact_loss(self) -> Loss | None:
+        """ε* as an exact ratio (or ∞), None where it is only enclosed or unknown."""
+        return self.epsilon_star if isinstance(self.epsilon_star, Loss) else None
+
+    @property
     def exit_code(self) -> int:
         """CI-friendly: 0 holds, 1 violated, 3 unknown; 0 for a computed ε*, 3 if unknown."""
         if self.verdict is not None:
