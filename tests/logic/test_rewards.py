@@ -124,3 +124,52 @@ def test_bad_reward_questions_are_located(
 def test_a_model_without_prism_rewards_is_told_so() -> None:
     with pytest.raises(FormulaError, match="survey has no reward structures faier can read"):
         check(load_model("survey"), "R=? [F out1]")
+
+
+MODELS = Path(__file__).parent / "models"
+QVBS = [  # (file stem, constants, question, the benchmark set's published exact value)
+    ("consensus.2", {"K": "2"}, 'R{"steps"}max=? [F "finished"]', Fraction(75)),
+    ("consensus.2", {"K": "2"}, "Rmin=? [F finished]", Fraction(48)),
+    ("csma.2-2", {}, 'R{"time"}max=? [F "all_delivered"]', Fraction(227630345357, 3221225472)),
+    ("csma.2-2", {}, "Rmin=? [F all_delivered]", Fraction(53954981353, 805306368)),
+    ("leader_sync.3-2", {}, 'R{"num_rounds"}=? [F "elected"]', Fraction(4, 3)),
+    ("leader_sync.3-2", {}, "R=? [C<=2]", None),
+    ("consensus.2", {"K": "2"}, 'R{"steps"}max=? [C<=7]', None),
+]
+
+
+def initial_value(path: Path, constants: dict[str, str], query: str) -> Fraction | float:
+    result = check(load_model(str(path), constants), query)
+    ((_, value),) = result.values
+    assert result.quantity == "expected reward"
+    return value
+
+
+@pytest.mark.parametrize(("stem", "constants", "query", "published"), QVBS)
+def test_jani_rewards_are_the_benchmark_sets_values_and_the_prism_files(
+    stem: str, constants: dict[str, str], query: str, published: Fraction | None
+) -> None:
+    """A JANI file's transient real variables are its reward structures (the default one
+    when it has one), with the same exact values as the PRISM original's rewards blocks."""
+    jani = initial_value(MODELS / f"{stem}.jani", constants, query)
+    assert jani == initial_value(MODELS / f"{stem}.prism", constants, query)
+    if published is not None:
+        assert jani == published
+    else:
+        assert isinstance(jani, Fraction) and jani > 0
+
+
+def test_an_unknown_jani_reward_is_refused_naming_the_ones_there() -> None:
+    model = load_model(str(MODELS / "leader_sync.3-2.jani"))
+    with pytest.raises(FormulaError) as caught:
+        check(model, 'R{"steps"}=? [F "elected"]')
+    assert caught.value.message.startswith("leader_sync.3-2 has no reward structure 'steps'")
+    assert caught.value.fix == "its reward structures are num_rounds"
+
+
+def test_the_cli_answers_a_jani_reward_question() -> None:
+    path = str(MODELS / "consensus.2.jani")
+    args = ["check", path, "--set", "K=2", "-f", 'R{"steps"}min=? [F "finished"]', "--json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert list(json.loads(result.stdout)["values"].values()) == ["48"]

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from faier.errors import ModelError
 from faier.logic.expressions import Valuations
@@ -41,6 +41,9 @@ class LogicModel:
     valuations: Valuations | None = field(default=None, compare=False)
     """Each state's variable values, where states are valuations (PRISM): formulas may
     then compare variables (``observe0 > 1``)."""
+    built: Any = field(default=None, compare=False, repr=False)
+    """Storm's build of the PRISM or JANI file, state i being ``system.states[i]``: its
+    reward structures answer ``R`` questions where the rows are faier's own copy."""
 
     def __post_init__(self) -> None:
         known = set(self.system.states)
@@ -92,6 +95,7 @@ class LogicModel:
             self.description,
             self.declared,
             self.valuations,
+            self.built,
         )
         if "_label_sets" in self.__dict__:  # same system, same labels: keep what was computed
             model.__dict__["_label_sets"] = self._label_sets
@@ -245,6 +249,7 @@ def logic_model(
     description: str = "",
     labels: Iterable[str] = (),
     valuations: Valuations | None = None,
+    built: Any = None,
 ) -> LogicModel:
     """Bundle a system with initial states (default: all) and neighbours (default: none).
 
@@ -252,7 +257,9 @@ def logic_model(
     """
     start = tuple(initial) if initial is not None else tuple(system.states)
     relation = NeighbourRelation.identity(system.states)
-    model = LogicModel(name, system, start, relation, description, frozenset(labels), valuations)
+    model = LogicModel(
+        name, system, start, relation, description, frozenset(labels), valuations, built
+    )
     return model.with_neighbours(neighbours) if neighbours is not None else model
 
 

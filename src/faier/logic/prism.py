@@ -423,6 +423,7 @@ def _assemble(
         description=description,
         labels=built.labeling.get_labels(),
         valuations=None if columns is None else Valuations(order, columns, definitions or {}),
+        built=built,
     )
     model.prefill_label_sets(by_label)
     return model

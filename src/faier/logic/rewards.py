@@ -1,12 +1,14 @@
 """PRISM's reward questions ``R=? [F φ]`` and ``R=? [C<=k]``, answered exactly by Storm.
 
-Most PRISM property files ask for expected rewards (steps, time, messages).
-A PRISM model held as Storm's own matrix keeps the file's reward
-structures; the target φ is a dpCTL* state formula whose states faier
-computes first and hands to Storm as a label, exactly as for ``P``.  Storm's
-exact engine then gives every state's expected reward (``∞`` where the
-target is missed with positive probability, PRISM's convention), the
-minimum or maximum over schedulers on an MDP.
+Most PRISM and JANI property files ask for expected rewards (steps, time,
+messages).  A PRISM or JANI model keeps Storm's build of the file, with its
+reward structures (PRISM's ``rewards ... endrewards`` blocks, JANI's transient
+real variables, named after the variable); the target φ is a dpCTL* state
+formula whose states faier computes first and hands to Storm as a label,
+exactly as for ``P``.  Storm's exact engine then gives every state's
+expected reward (``∞`` where the target is missed with positive
+probability, PRISM's convention), the minimum or maximum over schedulers
+on an MDP.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ TARGET = "faier_target"
 
 
 def storm_model(model: LogicModel) -> Any:
-    """The Storm model a PRISM file was built into, with its reward structures."""
+    """The Storm model a PRISM or JANI file was built into, with its reward structures."""
     system = model.system
     held = (
         system.transitions
@@ -38,10 +40,17 @@ def storm_model(model: LogicModel) -> Any:
     )
     if isinstance(held, StormRows | StormChoices):
         return held.model
+    if model.built is not None:
+        if model.built.nr_states != len(system.states):
+            raise FaierError(
+                f"Storm built {model.built.nr_states} states where faier holds "
+                f"{len(system.states)}: refusing to answer on a different model"
+            )
+        return model.built
     raise SpecError(
         f"{model.name} has no reward structures faier can read",
         fix="rewards come from a PRISM file's rewards ... endrewards blocks "
-        "(a model whose probabilities depend on the state is converted, and loses them)",
+        "or a JANI file's transient real variables",
     )
 
 
@@ -61,7 +70,8 @@ def structure_name(model: LogicModel, reward: Reward) -> str:
             + (f" ({', '.join(names)})" if names else ""),
             fix='name one: R{"' + (names[0] if names else "time") + '"}=? [...]'
             if names
-            else "add a rewards ... endrewards block to the PRISM file",
+            else "add a rewards ... endrewards block to the PRISM file "
+            "(a transient real variable to the JANI file)",
         )
     return str(names[0])
 
