@@ -173,3 +173,24 @@ def test_the_cli_answers_a_jani_reward_question() -> None:
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert list(json.loads(result.stdout)["values"].values()) == ["48"]
+
+
+def test_a_jani_files_transient_reals_are_its_reward_structures(tmp_path: Path) -> None:
+    """walk.jani moves up with probability 1/3 until s = 2: 2 moves, 1/(1/3) = 3 steps each;
+    in 4 steps, the chance of not being at 2 yet after 0, 1, 2, 3 steps: 1 + 1 + 8/9 + 20/27."""
+    document = json.loads((MODELS / "walk.jani").read_text(encoding="utf-8"))
+    for name in ("moves", "time"):
+        document["variables"].append(
+            {"name": name, "type": "real", "transient": True, "initial-value": 0}
+        )
+    up, stay = document["automata"][0]["edges"][0]["destinations"]
+    up["assignments"] += [{"ref": "moves", "value": 1}, {"ref": "time", "value": 1}]
+    stay["assignments"].append({"ref": "time", "value": 1})
+    path = written(tmp_path, json.dumps(document), "walk.jani")
+    assert initial_value(path, {"p": "1/3"}, 'R{"moves"}=? [F top]') == 2
+    assert initial_value(path, {"p": "1/3"}, 'R{"time"}=? [F top]') == 6
+    assert initial_value(path, {"p": "1/3"}, 'R{"time"}=? [C<=4]') == Fraction(98, 27)
+    model = load_model(str(path), {"p": "1/3"})
+    with pytest.raises(FormulaError) as caught:
+        check(model, "R=? [F top]")
+    assert caught.value.message.startswith("walk has 2 reward structures (moves, time)")
