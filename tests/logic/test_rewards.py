@@ -48,6 +48,19 @@ rewards "time"
 endrewards
 """
 
+VARYING = """dtmc
+module m
+  s : [0..3] init 0;
+  [go] s < 3 -> (s+1)/4 : (s'=s+1) + (3-s)/4 : (s'=s);
+  [] s = 3 -> true;
+endmodule
+rewards "steps"
+  [go] true : 1;
+  s = 1 : 1/2;
+endrewards
+"""
+"""Probabilities that depend on the state: faier holds its own rows, Storm's build the rewards."""
+
 
 def written(tmp_path: Path, text: str, name: str = "model.pm") -> Path:
     path = tmp_path / name
@@ -74,6 +87,8 @@ def storm_exact(path: Path, query: str) -> Fraction | float:
         (CHAIN, 'R{"steps"}=? [ F s=2 ]', math.inf),
         (CHAIN, 'R{"place"}=? [ C<=3 ]', None),
         (CHAIN, 'R{"place"}=? [ F P>=1/2 [X s>=2] ]', None),
+        (VARYING, "R=? [ F s=3 ]", Fraction(4) + Fraction(2) + Fraction(4, 3) + 1),
+        (VARYING, 'R{"steps"}=? [ C<=3 ]', None),
         (DECISIONS, "Rmin=? [ F s=2 ]", None),
         (DECISIONS, "Rmax=? [ F s>=2 ]", None),
         (DECISIONS, 'R{"time"}min=? [ C<=4 ]', None),
