@@ -209,3 +209,12 @@ def test_a_jani_files_transient_reals_are_its_reward_structures(tmp_path: Path) 
     with pytest.raises(FormulaError) as caught:
         check(model, "R=? [F top]")
     assert caught.value.message.startswith("walk has 2 reward structures (moves, time)")
+
+
+def test_herman_from_every_initial_state_on_both_formats() -> None:
+    """QVBS's herman.3 asks filter(max, R=? [F "stable"], "init"): published 4/3."""
+    values = [
+        sorted(value for _, value in check(load_model(str(path)), 'R=? [F "stable"]').values)
+        for path in (MODELS / "herman.3.jani", MODELS / "herman.3.prism")
+    ]
+    assert values[0] == values[1] == [0] * 6 + [Fraction(4, 3)] * 2
