@@ -26,7 +26,6 @@ from faier.logic import parse_neighbour_spec
 from faier.logic._storm import StormRows, stormpy
 from faier.logic.models import LogicModel
 from faier.logic.prism import load_prism
-from faier.model.chains import MDP
 from faier.results import Verdict
 
 CROWDS = Path(__file__).parent / "models" / "crowds.pm"
@@ -183,10 +182,11 @@ def test_rows_are_read_from_storms_matrix_as_the_eager_conversion_reads_them() -
         assert sum(expected.values()) == 1
 
 
-def test_state_dependent_probabilities_are_converted_and_checked_row_by_row(
+def test_state_dependent_probabilities_are_checked_entry_by_entry_in_storms_matrix(
     tmp_path: Path,
 ) -> None:
-    """A probability over a variable may leave [0, 1] in some state: every entry is checked."""
+    """A probability over a variable may leave [0, 1] in some state: every entry is checked
+    (in Storm's exact rationals), and every row's sum; the rows stay Storm's."""
     text = (
         "dtmc\nmodule m\n  s : [0..1] init 1;\n"
         "  [] true -> s/2 + LOW : (s'=0) + 1 - s/2 - LOW : (s'=1);\nendmodule\n"
@@ -198,8 +198,12 @@ def test_state_dependent_probabilities_are_converted_and_checked_row_by_row(
     path.write_text(text.replace("LOW", "0"), encoding="utf-8")
     model = load_prism(path)
     rows = model.system.transitions  # type: ignore[union-attr]
-    assert not isinstance(rows, StormRows)
+    assert isinstance(rows, StormRows)
     assert rows["s=1"] == {"s=0": Fraction(1, 2), "s=1": Fraction(1, 2)}
+    assert rows["s=0"] == {"s=1": Fraction(1)}
+    path.write_text(text.replace("- LOW", "- s/4").replace("LOW", "0"), encoding="utf-8")
+    with pytest.raises(ModelError, match="transitions of 's=1': probabilities sum to 3/4, not 1"):
+        load_prism(path)
 
 
 def test_d_on_a_large_crowds_model_equals_storms_own_probabilities() -> None:
@@ -347,22 +351,24 @@ def test_a_command_that_is_never_enabled_may_sum_to_less_than_one(tmp_path: Path
         load_prism(path)
 
 
-def test_mdp_choices_are_read_from_storms_matrix_as_the_eager_conversion_reads_them() -> None:
-    """Dining cryptographers (N = 3): lazily named and converted choices equal the eager ones."""
-    from faier.logic import prism
+def test_mdp_choices_are_read_from_storms_matrix_entry_by_entry() -> None:
+    """Dining cryptographers (N = 3): each lazily named and converted choice holds exactly
+    the entries of its row in Storm's matrix, and the choices are Storm's, one name each."""
     from faier.logic._storm import StormChoices
 
     model = load_prism(Path(__file__).parent / "models" / "dining-cryptographers.pm")
     choices = model.system.actions  # type: ignore[union-attr]
     assert isinstance(choices, StormChoices)
     states = model.system.states
-    names = dict(enumerate(states))
-    given = prism._Given("dc", {}, {})
-    labels = {s: model.system.label(s) for s in states}
-    eager = prism._convert(choices.model, names, labels, "MDP", given, prism._choice_namer)
-    assert isinstance(eager, MDP)
-    for state in states:
-        assert dict(choices[state]) == eager.actions[state]
+    matrix = choices.model.transition_matrix
+    for i, state in enumerate(states):
+        rows = range(matrix.get_row_group_start(i), matrix.get_row_group_end(i))
+        expected = sorted(
+            sorted((states[e.column], Fraction(str(e.value))) for e in matrix.get_row(row))
+            for row in rows
+        )
+        assert sorted(sorted(d.items()) for d in choices[state].values()) == expected
+    assert sum(len(choices[s]) for s in states) == choices.model.nr_choices
     assert set(choices[states[0]]) == {"crypt0:1", "crypt1:1", "crypt2:1"}  # the three coin flips
 
 

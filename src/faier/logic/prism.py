@@ -19,11 +19,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
 
-from faier.errors import FaierError, ModelError
+from faier.errors import ModelError
 from faier.logic._storm import (
     StormChoices,
     StormRows,
-    choice_names,
     storm_question,
     stormpy,
     to_fraction,
@@ -404,18 +403,15 @@ def _assemble(
     names = dict(enumerate(order))
     by_label, labels = _labels(built, order)
     initial = tuple(names[i] for i in built.initial_states)
-    nondeterministic = built.is_nondeterministic_model
-    if rows != "variable":
-        if rows == "constant":
-            _check_row_sums(built, order, given)
-        system: MarkovChain | MDP = (
-            MDP(order, StormChoices(built, order, namer(built)), labels)
-            if nondeterministic
-            else MarkovChain(order, StormRows(built, order), labels)
-        )
-    else:
-        kind = "MDP" if nondeterministic else "DTMC"
-        system = _convert(built, names, labels, kind, given, namer)
+    if rows == "variable":
+        _check_entries(built, order, given)
+    if rows != "stochastic":
+        _check_row_sums(built, order, given)
+    system: MarkovChain | MDP = (
+        MDP(order, StormChoices(built, order, namer(built)), labels)
+        if built.is_nondeterministic_model
+        else MarkovChain(order, StormRows(built, order), labels)
+    )
     model = logic_model(
         name,
         system,
@@ -847,6 +843,30 @@ def _constant_probabilities(defined: Any) -> Literal["stochastic", "constant", "
     return verdict
 
 
+def _check_entries(built: Any, names: tuple[str, ...], given: _Given) -> None:
+    """Every entry of Storm's matrix lies in [0, 1], compared exactly in Storm's rationals
+    (a probability that depends on the state may leave it in some state); nothing is
+    converted to a Fraction unless it is wrong."""
+    sp = stormpy()
+    zero, one = sp.Rational(0), sp.Rational(1)
+    matrix = built.transition_matrix
+    if all(zero <= entry.value <= one for entry in matrix):
+        return
+    nondeterministic = built.is_nondeterministic_model
+    for state in range(built.nr_states):
+        rows = (
+            range(matrix.get_row_group_start(state), matrix.get_row_group_end(state))
+            if nondeterministic
+            else (state,)
+        )
+        for row in rows:
+            for entry in matrix.get_row(row):
+                if not zero <= entry.value <= one:
+                    raise given.bad_probability(
+                        to_fraction(entry.value), names[state], names[entry.column]
+                    )
+
+
 def _check_row_sums(built: Any, names: tuple[str, ...], given: _Given) -> None:
     """Every row sums to exactly 1: Pr(s, X true) is the row sum, computed by Storm exactly
     (on an MDP its least and its largest over the state's choices)."""
@@ -863,43 +883,6 @@ def _check_row_sums(built: Any, names: tuple[str, ...], given: _Given) -> None:
                     where=given.source,
                     fix="the probabilities of each command's updates must sum to 1",
                 )
-
-
-def _convert(
-    built: Any,
-    names: dict[int, str],
-    labels: dict[str, frozenset[str]],
-    kind: str,
-    given: _Given,
-    namer: Callable[[Any], Callable[[int], tuple[str, str]]],
-) -> MarkovChain | MDP:
-    order = tuple(names[i] for i in sorted(names))
-    try:
-        if kind == "DTMC":
-            rows = {
-                names[s.id]: _row(s.actions[0].transitions, names, names[s.id], given)
-                for s in built.states
-            }
-            return MarkovChain(order, rows, labels)
-        matrix = built.transition_matrix
-        choice_name = namer(built)
-        table: dict[str, dict[str, dict[str, Fraction]]] = {}
-        for state in built.states:
-            group = range(matrix.get_row_group_start(state.id), matrix.get_row_group_end(state.id))
-            table[names[state.id]] = {
-                name: _row(matrix.get_row(row), names, names[state.id], given)
-                for name, row in choice_names(group, choice_name).items()
-            }
-        if sum(map(len, table.values())) != built.nr_choices:
-            raise FaierError(
-                f"faier's MDP has {sum(map(len, table.values()))} choices where Storm built "
-                f"{built.nr_choices}: refusing to answer on a different model"
-            )
-        return MDP(order, table, labels)
-    except ModelError as exc:
-        if exc.where == given.source:
-            raise
-        raise exc.located(given.source) from None
 
 
 def _choice_namer(built: Any) -> Callable[[int], tuple[str, str]]:
@@ -944,17 +927,3 @@ def _jani_choice_namer(built: Any) -> Callable[[int], tuple[str, str]]:
         return label, edges or "-"
 
     return name
-
-
-def _row(
-    transitions: Any, names: dict[int, str], origin: str, given: _Given
-) -> dict[str, Fraction]:
-    """One distribution; a probability outside [0, 1] names the constants that made it."""
-    row: dict[str, Fraction] = {}
-    for entry in transitions:
-        target = names[entry.column]
-        value = to_fraction(entry.value)
-        if not 0 <= value <= 1:
-            raise given.bad_probability(value, origin, target)
-        row[target] = row.get(target, Fraction(0)) + value
-    return row
