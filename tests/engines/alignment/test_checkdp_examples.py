@@ -34,3 +34,15 @@ def test_buggy_mechanisms_are_refuted_with_a_certified_witness(name: str, claim:
     assert result.verdict is Verdict.VIOLATED
     assert result.certified_witness is not None
     assert result.proof is None
+
+
+def test_bad_adaptive_svt_is_unknown_naming_what_the_certified_engine_refuses() -> None:
+    """No alignment exists in the templates, and the near-threshold branch releases the
+    gap q + η₂ − (1 + η₁), a sum of two noise variables whose density the certified
+    engine does not compute: no witness, so "unknown" saying so, never "violated"."""
+    result = faier.verify(str(EXAMPLES / "bad_adaptive_svt.py"), "1", engine="alignment")
+    assert result.verdict is Verdict.UNKNOWN
+    assert result.proof is None and result.certified_witness is None
+    assert result.reason is not None
+    assert "the input grid: unknown (" in result.reason
+    assert "a released number is a sum of 2 noise variables" in result.reason

@@ -92,11 +92,18 @@ def decide(
         result = CERTIFIED.verify(narrowed, eps, options, None)
         if result.verdict is Verdict.VIOLATED:
             return result, "a counterexample of the synthesis"
-        tried.append(
-            f"{len(pairs)} counterexample pairs: {result.verdict.value if result.verdict else '?'}"
-        )
+        tried.append(f"{len(pairs)} counterexample pairs: {_answer(result)}")
     result = CERTIFIED.verify(problem, eps, options, None)
     if result.verdict is Verdict.VIOLATED:
         return result, "the program's input grid"
-    tried.append(f"the input grid: {result.verdict.value if result.verdict else '?'}")
+    tried.append(f"the input grid: {_answer(result)}")
     return None, "; ".join(tried)
+
+
+def _answer(result: Result) -> str:
+    """The certified engine's verdict, with its reason when it did not decide: what it
+    refused is what a reader must know to see why no witness was found."""
+    verdict = result.verdict.value if result.verdict else "?"
+    if result.verdict is Verdict.UNKNOWN and result.reason:
+        return f"{verdict} ({result.reason})"
+    return verdict
