@@ -260,8 +260,9 @@ def _audited(
     args: Mapping[str, Any] | None,
 ) -> Assurance:
     """A plain function on data: passes only when the audit found no violation and decided
-    every pair (a search, never a proof: the Assurance says so)."""
+    every pair (a search, or "holds" where the structural proof covers every pair)."""
     from faier.api import audit
+    from faier.results import Verdict
 
     if epsilon is None:
         raise SpecError("an audit needs the claimed ε", where="epsilon", fix="e.g. epsilon=1.0")
@@ -269,6 +270,15 @@ def _audited(
     report = audit(
         function, data, epsilon=epsilon, delta=delta, neighbours=relation, seed=seed, args=args
     )
+    if report.proof is not None and report.verdict is Verdict.HOLDS:
+        return Assurance(
+            "holds",
+            f"{report.method}; proved for every {relation} neighbouring pair "
+            f"(loss ≤ {report.proof.loss}, docs/AUDIT.md)",
+            str(epsilon),
+            seed=report.seed,
+            target=report.target,
+        )
     if report.verdict is not None:
         lines: list[tuple[str, str]] = [("outcome", report.outcome)]
         shown = report.witness or (report.undecided[0] if report.undecided else None)

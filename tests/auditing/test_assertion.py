@@ -18,9 +18,15 @@ DATA = np.array([0.2, 0.5, 0.9])
 
 
 def test_a_fixed_function_passes_as_a_search_not_a_proof() -> None:
-    assurance = faier.assert_private(corpus.clipped_data_noised, data=DATA, epsilon=1)
+    assurance = faier.assert_private(corpus.budget_split, data=DATA, epsilon=1)
     assert assurance.verdict == "no violation found"
     assert "pairs" in assurance.method
+
+
+def test_a_provable_function_passes_as_holds_with_the_proof_named() -> None:
+    assurance = faier.assert_private(corpus.clipped_data_noised, data=DATA, epsilon=1)
+    assert assurance.verdict == "holds"
+    assert "proved for every add-remove neighbouring pair (loss ≤ 1" in assurance.method
 
 
 def test_a_buggy_function_fails_with_the_witness() -> None:

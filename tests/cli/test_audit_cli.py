@@ -39,7 +39,7 @@ def test_a_violation_exits_1_with_the_witness_in_json(numbers: Path) -> None:
 
 def test_no_violation_exits_0_and_never_says_holds(numbers: Path, tmp_path: Path) -> None:
     page = tmp_path / "audit.html"
-    args = ["audit", f"{CORPUS}:clipped_data_noised", "-e", "1", "--data", str(numbers)]
+    args = ["audit", f"{CORPUS}:budget_split", "-e", "1", "--data", str(numbers)]
     result = runner.invoke(app, [*args, "--budget", "12", "--json", "--report", str(page)])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
@@ -47,7 +47,24 @@ def test_no_violation_exits_0_and_never_says_holds(numbers: Path, tmp_path: Path
     assert data["outcome"].startswith("no violation found in 12 pairs")
     assert "no violation found" in page.read_text(encoding="utf-8")
     plain = runner.invoke(app, [*args, "--budget", "12"])
-    assert plain.exit_code == 0 and "holds" not in plain.stdout
+    assert plain.exit_code == 0 and "holds for every" not in plain.stdout
+    assert data["proof"] is None and "after a release was converted" not in data["no_proof"]
+    assert "float() of an unreleased traced value" in data["no_proof"]
+
+
+def test_a_proved_function_holds_with_exit_0_and_says_what_the_proof_rests_on(
+    numbers: Path,
+) -> None:
+    args = ["audit", f"{CORPUS}:clipped_data_noised", "-e", "1", "--data", str(numbers)]
+    result = runner.invoke(app, [*args, "--budget", "12", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["verdict"] == "holds"
+    assert data["outcome"].startswith("holds for every add-remove neighbouring pair")
+    assert data["proof"]["loss_bound"] == "1" and data["proof"]["charges"][0]["line"] == 25
+    assert any("rounding" in r for r in data["proof"]["rests_on"])
+    plain = runner.invoke(app, [*args, "--budget", "12"])
+    assert plain.exit_code == 0 and "line 25: shift ≤ 1" in plain.stdout
 
 
 def test_function_arguments_are_passed(numbers: Path) -> None:

@@ -1,8 +1,11 @@
-"""The audit's answer: violated with a witness, unknown with reasons, or no violation found.
+"""The audit's answer: violated with a witness, unknown with reasons, holds with a proof, or
+no violation found.
 
 A search never says "holds": when no pair broke the claim the verdict is
 None (the envelope's ``verdict`` is null) and ``outcome`` says "no violation
 found in N pairs" with the largest shift-to-scale ratio seen; exit code 0.
+Only a structural proof (:mod:`faier.auditing.proof`) beside a search that
+found nothing gives "holds".
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from faier.auditing.pair import Claim, PairOutcome
+from faier.auditing.proof import Proof
 from faier.results import ExitCode, Verdict
 
 
@@ -37,6 +41,10 @@ class AuditReport:
     """The primitives the function called on the original data."""
     evidence: tuple[Any, ...] = ()
     """The tester's p-values on undecided pairs (``--test-samples``): evidence, not verdicts."""
+    proof: Proof | None = None
+    """A proof for every neighbouring pair, within ε (then, and only then, "holds")."""
+    no_proof: str = ""
+    """Why there is no proof, when there is none."""
 
     @property
     def verdict(self) -> Verdict | None:
@@ -44,6 +52,8 @@ class AuditReport:
             return Verdict.VIOLATED
         if self.undecided or self.unrecognised or self.reasons:
             return Verdict.UNKNOWN
+        if self.proof is not None:
+            return Verdict.HOLDS
         return None
 
     @property
@@ -60,6 +70,12 @@ class AuditReport:
             return (
                 f"unknown: no violation found in {self.pairs} pairs, "
                 f"but some could not be decided{largest}"
+            )
+        if verdict is Verdict.HOLDS:
+            assert self.proof is not None
+            return (
+                f"holds for every {self.relation} neighbouring pair (proved: loss ≤ "
+                f"{self.proof.loss}); no violation found in {self.pairs} pairs{largest}"
             )
         return f"no violation found in {self.pairs} pairs{largest}"
 
@@ -100,4 +116,6 @@ class AuditReport:
             "seeded": list(self.seeded),
             "reasons": list(self.reasons),
             "tested": [e.to_json() for e in self.evidence],
+            "proof": None if self.proof is None else self.proof.to_json(),
+            "no_proof": None if self.proof is not None else self.no_proof,
         }

@@ -20,11 +20,12 @@ from faier.auditing.data import Dataset
 from faier.auditing.intercept import Session
 from faier.auditing.pair import Claim, Evaluator, PairOutcome
 from faier.auditing.primitives import Site
+from faier.auditing.proof import Proof, prove
 from faier.auditing.report import AuditReport
 from faier.auditing.runner import run
 from faier.cluster.address import ClusterAddress
 from faier.core.budget import hard_deadline
-from faier.errors import BudgetExceeded, MechanismError
+from faier.errors import BudgetExceeded, InternalError, MechanismError
 
 Progress = Callable[[int, int], None]
 
@@ -253,6 +254,12 @@ def search(plan: Plan, progress: Progress | None = None) -> AuditReport:
                     plan.function, plan.args, outcome, plan.claim, plan.test_samples, plan.seed
                 )
             )
+    proof, no_proof = _proof(plan)
+    if proof is not None and (witness or found.witness) is not None:
+        raise InternalError(
+            f"{plan.target} was proved private ({proof.loss} ≤ {plan.claim.epsilon}) "
+            "and violated by a witness; please report this"
+        )
     return AuditReport(
         target=plan.target,
         claim=plan.claim,
@@ -270,4 +277,17 @@ def search(plan: Plan, progress: Progress | None = None) -> AuditReport:
         reasons=tuple(reasons),
         primitives=tuple(primitives),
         evidence=tuple(evidence),
+        proof=proof,
+        no_proof=no_proof,
     )
+
+
+def _proof(plan: Plan) -> tuple[Proof | None, str]:
+    """The structural proof (docs/AUDIT.md, "When faier says holds"), kept only within ε."""
+    bound = plan.claim.epsilon.rational
+    if bound is None:
+        return None, "ε is not a rational number"
+    proof, why = prove(plan.function, plan.dataset, plan.args, plan.relation)
+    if proof is not None and proof.loss > bound:
+        return None, f"the proved bound {proof.loss} exceeds ε"
+    return proof, why

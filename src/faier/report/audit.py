@@ -49,7 +49,7 @@ def render_audit(report: AuditReport, console: Console) -> None:
     text = report.outcome
     style = (
         STYLES.get("violated" if verdict is Verdict.VIOLATED else "unknown", "")
-        if verdict
+        if verdict and verdict is not Verdict.HOLDS
         else "bold green"
     )
     table = Table.grid(padding=(0, 2))
@@ -70,6 +70,15 @@ def render_audit(report: AuditReport, console: Console) -> None:
     here = os.getcwd() + os.sep
     for primitive in report.primitives[:6]:
         table.add_row("primitive", primitive.replace(here, ""))
+    if report.proof is not None:
+        for charge in report.proof.charges:
+            table.add_row(
+                "proof",
+                f"line {charge.line}: shift ≤ {charge.sensitivity}, Laplace scale "
+                f"{charge.scale}, loss ≤ {charge.loss}",
+            )
+    elif report.witness is None and report.no_proof:
+        table.add_row("no proof", report.no_proof)
     for source in report.unrecognised:
         table.add_row("unrecognised", source)
     for reason in report.reasons:
