@@ -46,3 +46,23 @@ def test_bad_adaptive_svt_is_unknown_naming_what_the_certified_engine_refuses() 
     assert result.reason is not None
     assert "the input grid: unknown (" in result.reason
     assert "a released number is a sum of 2 noise variables" in result.reason
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_smart_sum_is_proved_at_every_length_it_can_read(n: int) -> None:
+    """SmartSum stops after T + 1 = 3 queries, so n = 1, 2 and 3 are every behaviour it
+    has (a longer input's later queries are never read); each is proved for every real
+    input (n = 3 above)."""
+    from dataclasses import replace
+
+    from faier.mechanisms.program import Program
+
+    problem = faier.load_problem(str(EXAMPLES / "smart_sum.py"))
+    assert isinstance(problem.mechanism, Program)
+    shorter = replace(
+        problem, mechanism=replace(problem.mechanism, inputs=faier.grid(n, 2), symmetry=None)
+    )
+    result = faier.verify(shorter, "2", engine="alignment")
+    assert result.verdict is Verdict.HOLDS
+    assert result.proof is not None and result.proof.scope == "all inputs"
+    assert result.proof.data["queries"] == n
