@@ -113,3 +113,13 @@ def clip_bounds_from_the_release(data, epsilon=1.0):
 def clip_then_records_noised(data, epsilon=1.0):
     clipped = np.clip(np.nan_to_num(data, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
     return float(np.sum(clipped + np.random.laplace(0.0, 1.0 / epsilon)))
+
+
+def clipped_beyond_the_largest_bound(data, epsilon=1.0):
+    clipped = np.clip(np.nan_to_num(data, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 2.0**40)
+    return float(np.sum(clipped) + np.random.laplace(0.0, 2.0**41 / epsilon))
+
+
+def scale_a_third(data, epsilon=3.0):
+    clipped = np.clip(np.nan_to_num(data, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
+    return float(np.sum(clipped) + np.random.laplace(0.0, 1.0 / epsilon))

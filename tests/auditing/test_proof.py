@@ -115,6 +115,19 @@ def test_a_near_miss_is_never_holds(function: Callable[..., Any], why: str) -> N
         assert proof.loss > 1 and report.verdict is Verdict.VIOLATED
 
 
+def test_a_bound_that_a_sum_could_overflow_is_not_proved() -> None:
+    proof, why = prove(near.clipped_beyond_the_largest_bound, from_value(NUMBERS), {}, "add-remove")
+    assert proof is None and "2**20" in why
+
+
+def test_a_scale_rounded_below_its_ideal_is_not_proved() -> None:
+    """1.0 / 3 is below 1/3: the loss read exactly from the float is above 3."""
+    report = audit(near.scale_a_third, NUMBERS, epsilon=3, budget=8)
+    assert report.verdict is None and report.proof is None and "exceeds ε" in report.no_proof
+    proof, _ = prove(near.scale_a_third, from_value(NUMBERS), {}, "add-remove")
+    assert proof is not None and proof.loss == 1 / Fraction(1.0 / 3) > 3
+
+
 def test_a_dataset_of_several_columns_is_not_proved() -> None:
     rows = [{"x": 0.2, "y": 0.1}, {"x": 0.5, "y": 0.3}]
     proof, why = prove(corpus.clipped_data_noised, from_value(rows), {}, "add-remove")
@@ -138,3 +151,17 @@ def test_the_tracer_escapes_on_every_use_it_does_not_model(use: Callable[[Any], 
     with pytest.raises(Escape):
         use(records)
     assert trace.escaped is not None
+
+
+def test_a_proof_beside_a_found_violation_is_an_internal_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The search still runs under a proof; were they to disagree, faier says it is broken."""
+    from faier.auditing import search
+    from faier.auditing.proof import Charge, Proof
+    from faier.errors import InternalError
+
+    wrong = Proof("add-remove", (Charge(Fraction(1), Fraction(1), 20),))
+    monkeypatch.setattr(search, "prove", lambda *args: (wrong, ""))
+    with pytest.raises(InternalError, match="proved private"):
+        audit(corpus.raw_data_noised, NUMBERS, epsilon=1, budget=12)

@@ -74,6 +74,9 @@ OPCODES = frozenset(
 )
 """The bytecode a provable function may execute: straight-line, no subscript, no comparison
 (a tuple or list is built, never indexed)."""
+LARGEST_BOUND = 2**20
+"""Records summed must lie within ±2**20: no int64 or float64 sum of a dataset that fits in
+memory then overflows (it would need 2**43 records)."""
 GLOBALS = {"np": np, "numpy": np, "float": float}
 ATTRIBUTES = frozenset({"random", "laplace", "default_rng", "clip", "nan_to_num", "sum"})
 RESTS_ON = (
@@ -268,6 +271,8 @@ class _Records(_Traced):
             raise trace.escape("sum with arguments")
         if nan or lo is None or hi is None:
             raise trace.escape("sum of records that may be NaN or unbounded")
+        if max(abs(lo), abs(hi)) > LARGEST_BOUND:
+            raise trace.escape("records bounded beyond 2**20 (a sum could overflow)")
         shift = hi - lo if trace.relation == "replace-one" else max(abs(lo), abs(hi))
         return _Scalar(trace, shift)
 
