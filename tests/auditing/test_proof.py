@@ -165,3 +165,14 @@ def test_a_proof_beside_a_found_violation_is_an_internal_error(
     monkeypatch.setattr(search, "prove", lambda *args: (wrong, ""))
     with pytest.raises(InternalError, match="proved private"):
         audit(corpus.raw_data_noised, NUMBERS, epsilon=1, budget=12)
+
+
+def test_code_reached_through_a_patched_numpy_function_is_never_trusted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The bytecode check reads the function itself; code it calls outside numpy, faier and the
+    standard library (here a patched ``np.sum``) ends the proof."""
+    genuine = np.sum
+    monkeypatch.setattr(np, "sum", lambda values: genuine(values))
+    proof, why = prove(corpus.clipped_data_noised, from_value(NUMBERS), {}, "add-remove")
+    assert proof is None and "a call into" in why and "test_proof.py" in why
