@@ -400,3 +400,29 @@ def test_only_a_question_storm_can_direct_prunes_the_model() -> None:
     for kept in ("P=? [X (F reportedA)]", "P=? [F (P>=1/2 [X reportedA])]", "P=? [G<=2 !done]"):
         same = load_prism(CROWDS, CROWDS_SMALL, question=parse_formula(kept).formula)
         assert len(same.system.states) == len(whole.system.states), kept
+
+
+def test_state_dependent_probabilities_of_an_mdp_are_checked_choice_by_choice(
+    tmp_path: Path,
+) -> None:
+    """An MDP's probability over a variable may leave [0, 1] in one choice of one state:
+    refused naming the transition; in range, the choices are Storm's rows, read exactly."""
+    from faier.logic._storm import StormChoices
+
+    text = (
+        "mdp\nmodule m\n  s : [0..1] init 1;\n"
+        "  [a] true -> 1 : (s'=1-s);\n"
+        "  [b] true -> s/2 + LOW : (s'=0) + 1 - s/2 - LOW : (s'=1);\nendmodule\n"
+    )
+    path = tmp_path / "moving.nm"
+    path.write_text(text.replace("LOW", "-1/4"), encoding="utf-8")  # b at s=0: -1/4
+    with pytest.raises(ModelError, match=r"a transition probability is (5/4|-1/4)"):
+        load_prism(path)
+    path.write_text(text.replace("LOW", "0"), encoding="utf-8")
+    choices = load_prism(path).system.actions  # type: ignore[union-attr]
+    assert isinstance(choices, StormChoices)
+    assert dict(choices["s=1"]) == {
+        "a": {"s=0": Fraction(1)},
+        "b": {"s=0": Fraction(1, 2), "s=1": Fraction(1, 2)},
+    }
+    assert dict(choices["s=0"]) == {"a": {"s=1": Fraction(1)}, "b": {"s=1": Fraction(1)}}
