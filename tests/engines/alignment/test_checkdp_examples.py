@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 import faier
-from faier.results import Verdict
+from faier.mechanisms.program import Program
+from faier.results import Enclosure, Verdict
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "checkdp"
 
@@ -55,8 +56,6 @@ def test_smart_sum_is_proved_at_every_length_it_can_read(n: int) -> None:
     input (n = 3 above)."""
     from dataclasses import replace
 
-    from faier.mechanisms.program import Program
-
     problem = faier.load_problem(str(EXAMPLES / "smart_sum.py"))
     assert isinstance(problem.mechanism, Program)
     shorter = replace(
@@ -66,3 +65,29 @@ def test_smart_sum_is_proved_at_every_length_it_can_read(n: int) -> None:
     assert result.verdict is Verdict.HOLDS
     assert result.proof is not None and result.proof.scope == "all inputs"
     assert result.proof.data["queries"] == n
+
+
+def test_bad_adaptive_svt_is_violated_through_a_post_processing() -> None:
+    """Bucketing each released number (a function of the output alone) leaves a program the
+    certified engine decides; its certified witness is one for BadAdaptiveSVT too, by the
+    post-processing inequality.  ε* = 5/4 = 3·(3/8) + 1/8 on the pair: three ⊥ answers at
+    3/8 each, then the far-above release q + η₃ at 1/8."""
+    path = str(EXAMPLES / "bad_adaptive_svt_bucketed.py")
+    result = faier.verify(path, "1", engine="certified")
+    assert result.verdict is Verdict.VIOLATED
+    assert result.certified_witness is not None
+    star = faier.epsilon(path, engine="certified").epsilon_star
+    assert isinstance(star, Enclosure) and star.closed_form == "5/4"
+    assert star.lower <= 1.25 <= star.upper
+
+
+def test_the_bucketed_body_is_bad_adaptive_svt_unchanged() -> None:
+    """The post-processed file runs BadAdaptiveSVT's own body: same source, line for line."""
+    import inspect
+
+    bucketed = faier.load_problem(str(EXAMPLES / "bad_adaptive_svt_bucketed.py"))
+    plain = faier.load_problem(str(EXAMPLES / "bad_adaptive_svt.py"))
+    assert isinstance(bucketed.mechanism, Program) and isinstance(plain.mechanism, Program)
+    inner = bucketed.mechanism.body.__globals__["bad_adaptive_svt"]
+    body = inspect.getsource(plain.mechanism.body).splitlines()[2:]
+    assert inspect.getsource(inner).splitlines()[2:] == body
