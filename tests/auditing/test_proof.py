@@ -176,3 +176,11 @@ def test_code_reached_through_a_patched_numpy_function_is_never_trusted(
     monkeypatch.setattr(np, "sum", lambda values: genuine(values))
     proof, why = prove(corpus.clipped_data_noised, from_value(NUMBERS), {}, "add-remove")
     assert proof is None and "a call into" in why and "test_proof.py" in why
+
+
+def test_a_numpy_name_rebound_to_another_numpy_function_is_not_taken_for_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(np, "sum", np.prod)
+    proof, why = prove(corpus.clipped_data_noised, from_value(NUMBERS), {}, "add-remove")
+    assert proof is None and "numpy.prod" in why

@@ -76,6 +76,8 @@ OPCODES = frozenset(
 )
 """The bytecode a provable function may execute: straight-line, no subscript, no comparison
 (a tuple or list is built, never indexed)."""
+_SUM, _CLIP, _NAN_TO_NUM = np.sum, np.clip, np.nan_to_num
+"""numpy's own functions, kept at import: a name rebound later is not taken for them."""
 LARGEST_BOUND = 2**20
 """Records summed must lie within ±2**20: no int64 or float64 sum of a dataset that fits in
 memory then overflows (it would need 2**43 records)."""
@@ -87,6 +89,7 @@ RESTS_ON = (
     "the recognised primitives being the function's only randomness (checked by replaying "
     "its draws on the original data)",
     "datasets: 1-D arrays of numbers, one number per record (NaN and ±inf included)",
+    "numpy as installed: its random module's laplace is the Laplace distribution",
 )
 
 
@@ -283,14 +286,14 @@ class _Records(_Traced):
         trace.touch()
         if not args or args[0] is not self:
             raise trace.escape("a traced value in an unmodelled argument position")
-        if func is np.sum and len(args) == 1 and not kwargs:
+        if func is _SUM and len(args) == 1 and not kwargs:
             return self._sum()
-        if func is np.clip and len(args) == 3 and not kwargs:
+        if func is _CLIP and len(args) == 3 and not kwargs:
             low, high = _constant(args[1]), _constant(args[2])
             if low is None or high is None or low > high:
                 raise trace.escape("clip with bounds that are not constants lo ≤ hi")
             return _Records(trace, low, high, nan)
-        if func is np.nan_to_num and len(args) == 1 and set(kwargs) <= {"nan", "posinf", "neginf"}:
+        if func is _NAN_TO_NUM and len(args) == 1 and set(kwargs) <= {"nan", "posinf", "neginf"}:
             filler = _constant(kwargs.get("nan", 0.0))
             others = [kwargs.get(k) for k in ("posinf", "neginf")]
             if filler is None or any(o is not None and _constant(o) is None for o in others):
