@@ -72,6 +72,15 @@ OPCODES = frozenset(
         "BUILD_LIST",
         "RETURN_VALUE",
         "RETURN_CONST",
+        # the same loads, stores and calls as later Pythons spell them (none of them branches)
+        "LOAD_FAST_CHECK",
+        "LOAD_FAST_LOAD_FAST",
+        "STORE_FAST_LOAD_FAST",
+        "STORE_FAST_STORE_FAST",
+        "LOAD_FAST_BORROW",
+        "LOAD_FAST_BORROW_LOAD_FAST_BORROW",
+        "LOAD_SMALL_INT",
+        "CALL_KW",
     }
 )
 """The bytecode a provable function may execute: straight-line, no subscript, no comparison
