@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,7 @@ from faier.core.options import Options
 from faier.core.problem import Problem
 from faier.errors import BudgetExceeded, InputError, MechanismError, ModelError, SpecError
 from faier.examples.registry import EXAMPLES, Example, find_example
+from faier.mechanisms import isolation
 from faier.mechanisms.interactive import Interactive
 from faier.mechanisms.loader import (
     MECHANISM_TYPES,
@@ -547,7 +549,18 @@ def epsilon(
     e.g. ``horizon=4, delta="0.01", engine="smt", timeout=60``).  With ``delta``:
     the least ε such that δ(ε) ≤ δ.  ``precision`` bounds ln(upper/lower) of a
     supremum that the SMT engine cannot pin down exactly.
+
+    The work runs in a forked child (:func:`faier.mechanisms.isolation.api_call`):
+    a mechanism that ends its process raises :class:`~faier.errors.MechanismError`
+    here; ``progress`` is called in that child.
     """
+    work = partial(_epsilon_of, target, options, progress, fields)
+    return isolation.api_call(isolation.named(target), work)
+
+
+def _epsilon_of(
+    target: Target, options: Options | None, progress: Progress | None, fields: dict[str, Any]
+) -> Result:
     chosen = _decided_options(Options.parse(options, **fields))
     started = time.perf_counter()
     try:
@@ -579,11 +592,22 @@ def verify(
     """Decide ε-privacy (or (ε, δ)-privacy): exactly, or for every unknown parameter value.
 
     ``epsilon`` is the claim (``eps``, its former name, and ``claimed``, the tester's,
-    are still accepted); the other options as for :func:`epsilon`.
+    are still accepted); the other options as for :func:`epsilon` (in a forked child too).
     """
     given = claim_of(epsilon, eps=eps, claimed=claimed)
     if given is None:
         raise SpecError("no ε to verify", where="epsilon", fix="e.g. faier.verify(target, 'ln(3)')")
+    work = partial(_verified, target, given, options, progress, fields)
+    return isolation.api_call(isolation.named(target), work)
+
+
+def _verified(
+    target: Target,
+    given: Any,
+    options: Options | None,
+    progress: Progress | None,
+    fields: dict[str, Any],
+) -> Result:
     chosen = _decided_options(Options.parse(options, **fields))
     started = time.perf_counter()
     try:

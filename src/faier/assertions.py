@@ -39,9 +39,11 @@ import secrets
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from faier.errors import BudgetExceeded, SpecError
+from faier.mechanisms import isolation
 
 METHODS = ("auto", "exact", "certified", "statistical")
 DEFAULT_ALPHA = 0.01
@@ -182,7 +184,60 @@ def assert_private(
     ``epsilon``.
     ``data``: ``mechanism`` is a plain function ``mechanism(data, **args)``, audited on
     neighbours of ``data`` (``faier.audit``, docs/AUDIT.md).
+
+    The check runs in a forked child (:func:`faier.mechanisms.isolation.api_call`):
+    a mechanism that ends its process fails the assertion's caller with
+    :class:`~faier.errors.MechanismError`, never a silent exit.
     """
+    arguments = dict(locals())
+    __tracebackhide__ = True
+    known = len(failures), len(passes)
+    work = partial(_recording, known, arguments)
+    outcome, failed, passed = isolation.api_call(isolation.named(mechanism), work)
+    if (len(failures), len(passes)) == known:  # run in a child: its records come back here
+        failures.extend(failed)
+        passes.extend(passed)
+    if isinstance(outcome, BaseException):
+        raise outcome
+    return outcome
+
+
+def _recording(
+    known: tuple[int, int], arguments: dict[str, Any]
+) -> tuple[Assurance | BaseException, list[Failure], list[Assurance]]:
+    """:func:`_asserted`'s outcome with the records it added to ``failures`` and ``passes``."""
+    outcome: Assurance | BaseException
+    try:
+        outcome = _asserted(**arguments)
+    except Exception as failure:  # AssertionError, bad input: raised again by the caller
+        outcome = failure
+    return outcome, failures[known[0] :], passes[known[1] :]
+
+
+def _asserted(
+    mechanism: Any,
+    epsilon: str | float | None,
+    *,
+    delta: str | float | None,
+    neighbours: Any,
+    inputs: Sequence[Any] | None,
+    method: str,
+    seed: int | None,
+    samples: int | None,
+    alpha: float,
+    mechanism_epsilon: str | float | None,
+    settings: Mapping[str, object] | None,
+    name: str | None,
+    horizon: int | None,
+    timeout: float | None,
+    workers: int,
+    neighbors: Any,
+    pairs: Sequence[Any] | None,
+    claimed: str | float | None,
+    data: Any,
+    args: Mapping[str, Any] | None,
+) -> Assurance:
+    """:func:`assert_private`'s work (in the isolated child)."""
     __tracebackhide__ = True
     from faier import api, testing
 

@@ -7,6 +7,8 @@ and *how to fix it*, and the CLI turns it into one message and exit code 2.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class FaierError(Exception):
     """Root of every error faier raises on purpose."""
@@ -20,6 +22,10 @@ class InputError(FaierError):
         self.where = where
         self.fix = fix
         super().__init__(self.render())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with its place and fix (passed back from an isolated child whole)."""
+        return (_rebuilt, (type(self), self.message, self.where, self.fix), self.__dict__)
 
     def render(self) -> str:
         text = f"{self.where}: {self.message}" if self.where else self.message
@@ -43,6 +49,12 @@ class SpecError(InputError):
 
 class MechanismError(InputError):
     """A mechanism definition is missing, malformed, or raised while running."""
+
+
+def _rebuilt(
+    kind: type[InputError], message: str, where: str | None, fix: str | None
+) -> InputError:
+    return kind(message, where=where, fix=fix)
 
 
 class BudgetExceeded(FaierError):

@@ -19,6 +19,7 @@ import os
 import time
 from collections.abc import Hashable, Mapping, Sequence
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ from faier.engines.statistical.reports import Candidate, StatReport
 from faier.engines.statistical.subjects import Subject, Vector
 from faier.engines.statistical.tester import Progress
 from faier.errors import MechanismError, SpecError
+from faier.mechanisms import isolation
 from faier.mechanisms.interactive import Interactive
 from faier.mechanisms.library.continuous import SUITE
 from faier.mechanisms.loader import MECHANISM_TYPES, find_definitions, load_module, pick
@@ -424,10 +426,29 @@ def statistical_test(
     ``cluster`` (``"local:4"``, ``"tcp://host:8786"`` or a ``dask.distributed.Client``),
     ``alpha``, ``thinnings``, ``all_pairs``, ``settings``, ``neighbours``,
     ``name``, ``per_sample``.
+
+    The test runs in a forked child (:func:`faier.mechanisms.isolation.api_call`),
+    so a mechanism that ends its process raises here; ``progress`` is called in
+    that child.  Given a ``dask.distributed.Client`` object (which cannot cross a
+    fork) it runs in this process.
     """
     claimed = api.claim_of(epsilon, claimed=claimed)
     pairs = _pairs_of(pairs, inputs)
     chosen = Options.parse(options, **fields)
+    work = partial(_tested, target, claimed, lengths, pairs, chosen, progress)
+    client = chosen.cluster is not None and chosen.cluster.kind == "client"
+    return isolation.api_call(isolation.named(target), work, in_process=client)
+
+
+def _tested(
+    target: Target,
+    claimed: str | float | Epsilon | None,
+    lengths: int | Sequence[int] | str | None,
+    pairs: Sequence[Any],
+    chosen: Options,
+    progress: Progress | None,
+) -> StatReport:
+    """:func:`statistical_test`'s work (in the isolated child, unless given a Dask client)."""
     sampled = as_sampled(target, chosen.name)
     claim = _claim(claimed, sampled)
     config = _config(claim, chosen)

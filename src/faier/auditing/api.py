@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 from faier.auditing import data as datasets
@@ -13,6 +14,7 @@ from faier.auditing.report import AuditReport
 from faier.auditing.search import Plan, Progress, search
 from faier.core.options import Options
 from faier.errors import SpecError
+from faier.mechanisms import isolation
 from faier.privacy.budget import Epsilon, parse_delta
 
 DEFAULT_BUDGET = 100
@@ -35,7 +37,38 @@ def audit(
     timeout: float | None = None,
     test_samples: int | None = None,
 ) -> AuditReport:
-    """Audit ``function(data, **args)`` against (ε, δ)-DP under ``neighbours``."""
+    """Audit ``function(data, **args)`` against (ε, δ)-DP under ``neighbours``.
+
+    The audit runs in a forked child (:func:`faier.mechanisms.isolation.api_call`),
+    so a function that ends its process raises here; ``progress`` is called in
+    that child.  Given a ``dask.distributed.Client`` object (which cannot cross
+    a fork) it runs in this process.
+    """
+    arguments = dict(locals())
+    address = Options.parse(cluster=cluster).cluster
+    client = address is not None and address.kind == "client"
+    work = partial(_audit, **arguments)
+    return isolation.api_call(isolation.named(function), work, in_process=client)
+
+
+def _audit(
+    function: Callable[..., Any] | str,
+    data: Any,
+    *,
+    epsilon: str | float | Epsilon,
+    delta: str | float | Fraction | None,
+    neighbours: str,
+    args: Mapping[str, Any] | None,
+    seed: int | None,
+    budget: int | None,
+    bounds: Mapping[str, Any] | list[str] | None,
+    progress: Progress | None,
+    workers: int | None,
+    cluster: Any,
+    timeout: float | None,
+    test_samples: int | None,
+) -> AuditReport:
+    """:func:`audit`'s work (in the isolated child, unless given a Dask client)."""
     from faier.auditing.target import load
 
     name = (

@@ -21,7 +21,7 @@ from typing import Any
 
 from faier.batch.suite import Job
 from faier.errors import BudgetExceeded, InputError
-from faier.mechanisms.isolation import user_code
+from faier.mechanisms.isolation import mark_isolated, user_code
 from faier.results import ExitCode
 from faier.version import VERSION
 
@@ -190,6 +190,7 @@ def start(job: Job) -> Running:
         code = 0
         try:
             os.close(read_fd)
+            mark_isolated()  # the API's calls in the job do not fork again
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C stops
             # A Dask worker is a daemonic process, which multiprocessing forbids children;
             # this fork is a process of its own, whose pool (a job's --workers) is allowed.

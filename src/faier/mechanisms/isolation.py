@@ -15,6 +15,11 @@ from ever reading as an answer; any command that runs user code uses them:
   ``sys.exit`` inside becomes a :class:`~faier.errors.MechanismError`, and a
   process forked inside never leaves it.
 
+The Python API's entries that run user code (``faier.verify``,
+``faier.epsilon``, ``faier.assert_private``, ``faier.testing.statistical_test``,
+``faier.audit``) go through :func:`api_call`: in a forked child unless this
+process already is one (:func:`in_isolated_child`, e.g. the CLI's).
+
 Where there is no ``fork`` (Windows) the function runs in the caller's
 process: :func:`can_isolate` says which.
 """
@@ -69,6 +74,56 @@ class EndedWithoutResult(FaierError):
 def can_isolate() -> bool:
     """Whether :func:`call_isolated` forks (POSIX), rather than calling in this process."""
     return hasattr(os, "fork")
+
+
+_marked_isolated = False
+"""Set by :func:`mark_isolated` in a process forked for one piece of work (a batch job)."""
+
+
+def mark_isolated() -> None:
+    """Say that this process was forked to run one piece of work (its exit is watched)."""
+    global _marked_isolated
+    _marked_isolated = True
+
+
+def in_isolated_child() -> bool:
+    """Whether this process runs isolated already (a :func:`call_isolated` child, a batch job)."""
+    return _marked_isolated or _note_page is not None
+
+
+def api_call(what: str, function: Callable[[], R], *, in_process: bool = False) -> R:
+    """A public API entry's work, where user code that ends the process cannot end the caller's.
+
+    ``function()`` runs in a forked child (:func:`call_isolated`); its value
+    or exception comes back pickled.  A child that ends without one raises
+    :class:`~faier.errors.MechanismError` naming ``what``: never a verdict.
+    It runs here where there is no ``fork``, inside an isolated child
+    already, or with ``in_process`` (the caller holds what cannot cross a
+    fork, such as a Dask ``Client``).
+    """
+    if in_process or not can_isolate() or in_isolated_child():
+        return function()
+    try:
+        return call_isolated(function)
+    except EndedWithoutResult as ended:
+        running = f" (it was running {ended.running})" if ended.running else ""
+        raise MechanismError(
+            f"the mechanism ended the process without a result ({ended.how}){running}",
+            where=what,
+            fix="a mechanism must return a value or raise an exception,"
+            " never call os._exit or kill its process",
+        ) from None
+
+
+def named(target: Any) -> str:
+    """How an API call's target is named in its messages (a file, a name, a program's name)."""
+    if isinstance(target, str | os.PathLike):
+        return os.fspath(target)
+    for attribute in ("name", "__name__"):
+        found = getattr(target, attribute, None)
+        if isinstance(found, str) and found:
+            return found
+    return type(target).__name__
 
 
 def interrupt_requested() -> bool:
