@@ -189,8 +189,10 @@ def assert_private(
     a mechanism that ends its process fails the assertion's caller with
     :class:`~faier.errors.MechanismError`, never a silent exit.
     """
-    arguments = dict(locals())
+    arguments = dict(locals())  # first: only the parameters
     __tracebackhide__ = True
+    from faier import testing  # noqa: F401  (as before: ``faier.testing`` loaded here too)
+
     known = len(failures), len(passes)
     work = partial(_recording, known, arguments)
     outcome, failed, passed = isolation.api_call(isolation.named(mechanism), work)
