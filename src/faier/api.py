@@ -17,13 +17,21 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from faier.cluster.address import ClusterAddress, read_cluster
 from faier.core import engine as registry
 from faier.core import parametric
 from faier.core.budget import Budget, counted_from, hard_deadline
 from faier.core.engine import Engine, Progress, Question
 from faier.core.options import Options
 from faier.core.problem import Problem
-from faier.errors import BudgetExceeded, InputError, MechanismError, ModelError, SpecError
+from faier.errors import (
+    BudgetExceeded,
+    FaierError,
+    InputError,
+    MechanismError,
+    ModelError,
+    SpecError,
+)
 from faier.examples.registry import EXAMPLES, Example, find_example
 from faier.mechanisms import isolation
 from faier.mechanisms.interactive import Interactive
@@ -552,10 +560,27 @@ def epsilon(
 
     The work runs in a forked child (:func:`faier.mechanisms.isolation.api_call`):
     a mechanism that ends its process raises :class:`~faier.errors.MechanismError`
-    here; ``progress`` is called in that child.
+    here; ``progress`` is called in that child.  Given a ``dask.distributed.Client``
+    as ``cluster`` (whose threads cannot cross a fork) it runs in this process.
     """
     work = partial(_epsilon_of, target, options, progress, fields)
-    return isolation.api_call(isolation.named(target), work)
+    return isolation.api_call(
+        isolation.named(target), work, in_process=_holds_client(options, fields)
+    )
+
+
+def _holds_client(options: Options | None, fields: dict[str, Any]) -> bool:
+    """Whether the caller passed a ``dask.distributed.Client``: its threads cannot cross a
+    fork (a forked child waiting on the parent's event loop hangs), so the work runs here."""
+    cluster = fields.get("cluster", options.cluster if options is not None else None)
+    if cluster is None:
+        return False
+    if not isinstance(cluster, ClusterAddress):
+        try:
+            cluster = read_cluster(cluster)
+        except FaierError:  # refused again, with its message, where the options are read
+            return False
+    return cluster.kind == "client"
 
 
 def _epsilon_of(
@@ -598,7 +623,9 @@ def verify(
     if given is None:
         raise SpecError("no ε to verify", where="epsilon", fix="e.g. faier.verify(target, 'ln(3)')")
     work = partial(_verified, target, given, options, progress, fields)
-    return isolation.api_call(isolation.named(target), work)
+    return isolation.api_call(
+        isolation.named(target), work, in_process=_holds_client(options, fields)
+    )
 
 
 def _verified(

@@ -54,7 +54,7 @@ class Draw:
     """value − centre per element (flat), for location families."""
     value: Any
     seed: int | None = None
-    """The seed a library mechanism's own generator was run with (replayed the same)."""
+    """The random seed a library mechanism's own generator was run with (replayed the same)."""
     bad_scale: bool = False
     """A scale that is NaN, infinite or negative."""
 
