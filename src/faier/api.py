@@ -17,7 +17,6 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from faier.cluster.address import ClusterAddress, read_cluster
 from faier.core import engine as registry
 from faier.core import parametric
 from faier.core.budget import Budget, counted_from, hard_deadline
@@ -26,7 +25,6 @@ from faier.core.options import Options
 from faier.core.problem import Problem
 from faier.errors import (
     BudgetExceeded,
-    FaierError,
     InputError,
     MechanismError,
     ModelError,
@@ -560,8 +558,8 @@ def epsilon(
 
     The work runs in a forked child (:func:`faier.mechanisms.isolation.api_call`):
     a mechanism that ends its process raises :class:`~faier.errors.MechanismError`
-    here; ``progress`` is called in that child.  Given a ``dask.distributed.Client``
-    as ``cluster`` (whose threads cannot cross a fork) it runs in this process.
+    here; ``progress`` is called in that child.  With a ``cluster`` (a Dask ``Client``
+    or address, whose threads cannot cross a fork) it runs in this process.
     """
     work = partial(_epsilon_of, target, options, progress, fields)
     return isolation.api_call(
@@ -570,17 +568,10 @@ def epsilon(
 
 
 def _holds_client(options: Options | None, fields: dict[str, Any]) -> bool:
-    """Whether the caller passed a ``dask.distributed.Client``: its threads cannot cross a
-    fork (a forked child waiting on the parent's event loop hangs), so the work runs here."""
+    """Whether the work uses Dask (a ``Client`` or an address): Dask's threads and event
+    loops cannot cross a fork (a forked child waiting on them hangs), so it runs here."""
     cluster = fields.get("cluster", options.cluster if options is not None else None)
-    if cluster is None:
-        return False
-    if not isinstance(cluster, ClusterAddress):
-        try:
-            cluster = read_cluster(cluster)
-        except FaierError:  # refused again, with its message, where the options are read
-            return False
-    return cluster.kind == "client"
+    return cluster is not None
 
 
 def _epsilon_of(

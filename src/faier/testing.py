@@ -429,14 +429,14 @@ def statistical_test(
 
     The test runs in a forked child (:func:`faier.mechanisms.isolation.api_call`),
     so a mechanism that ends its process raises here; ``progress`` is called in
-    that child.  Given a ``dask.distributed.Client`` object (which cannot cross a
+    that child.  On Dask (a ``Client`` or an address, whose threads cannot cross a
     fork) it runs in this process.
     """
     claimed = api.claim_of(epsilon, claimed=claimed)
     pairs = _pairs_of(pairs, inputs)
     chosen = Options.parse(options, **fields)
     work = partial(_tested, target, claimed, lengths, pairs, chosen, progress)
-    client = chosen.cluster is not None and chosen.cluster.kind == "client"
+    client = chosen.cluster is not None  # Dask cannot cross a fork: run here
     return isolation.api_call(isolation.named(target), work, in_process=client)
 
 
@@ -448,7 +448,7 @@ def _tested(
     chosen: Options,
     progress: Progress | None,
 ) -> StatReport:
-    """:func:`statistical_test`'s work (in the isolated child, unless given a Dask client)."""
+    """:func:`statistical_test`'s work (in the isolated child, unless it runs on Dask)."""
     sampled = as_sampled(target, chosen.name)
     claim = _claim(claimed, sampled)
     config = _config(claim, chosen)

@@ -46,7 +46,7 @@ def audit(
     """
     arguments = dict(locals())
     address = Options.parse(cluster=cluster).cluster
-    client = address is not None and address.kind == "client"
+    client = address is not None  # Dask cannot cross a fork: run here
     work = partial(_audit, **arguments)
     return isolation.api_call(isolation.named(function), work, in_process=client)
 
@@ -68,7 +68,7 @@ def _audit(
     timeout: float | None,
     test_samples: int | None,
 ) -> AuditReport:
-    """:func:`audit`'s work (in the isolated child, unless given a Dask client)."""
+    """:func:`audit`'s work (in the isolated child, unless it runs on Dask)."""
     from faier.auditing.target import load
 
     name = (
