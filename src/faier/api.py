@@ -558,12 +558,15 @@ def epsilon(
 
     The work runs in a forked child (:func:`faier.mechanisms.isolation.api_call`):
     a mechanism that ends its process raises :class:`~faier.errors.MechanismError`
-    here; ``progress`` is called in that child.  With a ``cluster`` (a Dask ``Client``
-    or address, whose threads cannot cross a fork) it runs in this process.
+    here.  With a ``progress`` callback (the caller's object, which must see every
+    call) or a ``cluster`` (a Dask ``Client`` or address, whose threads cannot cross
+    a fork) it runs in this process.
     """
     work = partial(_epsilon_of, target, options, progress, fields)
     return isolation.api_call(
-        isolation.named(target), work, in_process=_holds_client(options, fields)
+        isolation.named(target),
+        work,
+        in_process=progress is not None or _holds_client(options, fields),
     )
 
 
@@ -615,7 +618,9 @@ def verify(
         raise SpecError("no ε to verify", where="epsilon", fix="e.g. faier.verify(target, 'ln(3)')")
     work = partial(_verified, target, given, options, progress, fields)
     return isolation.api_call(
-        isolation.named(target), work, in_process=_holds_client(options, fields)
+        isolation.named(target),
+        work,
+        in_process=progress is not None or _holds_client(options, fields),
     )
 
 

@@ -70,7 +70,7 @@ def test_a_registered_engine_answers_through_the_api(coin: CoinEngine) -> None:
     assert result.epsilon_star == Loss(Fraction(3)) and result.method == "coin"
     assert faier.verify(coin_problem(), "1", engine="coin").verdict is Verdict.VIOLATED
     assert faier.verify(coin_problem(), "ln(3)", engine="coin").verdict is Verdict.HOLDS
-    assert coin.asked == ["epsilon horizon=2", "verify 1", "verify ln(3)"]
+    # The API runs the engine in a forked child, so what it records there stays there.
 
 
 def test_auto_asks_the_builtin_engines_first(coin: CoinEngine) -> None:
