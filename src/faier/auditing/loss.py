@@ -244,7 +244,7 @@ def exceeds(value: Fraction, eps: Epsilon) -> bool:
 
     for bits in balls.PRECISIONS:
         with balls.precision(bits):
-            difference = balls._rational(bound) - balls.exp_epsilon_ball(eps, bits).log()
+            difference = balls.rational_ball(bound) - balls.exp_epsilon_ball(eps, bits).log()
             if difference > 0:
                 return True
             if difference < 0:
@@ -268,10 +268,10 @@ def _laplace_delta(loss: PairLoss, eps: Epsilon, delta: Fraction) -> Decision:
 
     for bits in balls.PRECISIONS:
         with balls.precision(bits):
-            a = balls._rational(loss.pure)
+            a = balls.rational_ball(loss.pure)
             e = balls.exp_epsilon_ball(eps, bits).log()
             value = 1 - ((e - a) / 2).exp()  # Laplace shift a: δ(ε) = 1 − e^{(ε−a)/2}
-            bound = balls._rational(delta * (1 + ROUNDING))
+            bound = balls.rational_ball(delta * (1 + ROUNDING))
             if value > bound:
                 return Decision(True, detail=f"δ(ε) = 1 − e^((ε − {float(loss.pure):.6g})/2) > δ")
             if value <= bound:
@@ -287,7 +287,7 @@ def _gaussian_delta(loss: PairLoss, eps: Epsilon, delta: Fraction) -> Decision:
         with balls.precision(bits):
             e = balls.exp_epsilon_ball(eps, bits).log()
             value = analytic_delta(loss.mu2, e)
-            bound = balls._rational(delta * (1 + ROUNDING))
+            bound = balls.rational_ball(delta * (1 + ROUNDING))
             if value > bound:
                 if not loss.exact:
                     return Decision(False, "δ(ε) from a bound exceeds δ; not exact")

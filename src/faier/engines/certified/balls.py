@@ -41,10 +41,18 @@ def precision(bits: int) -> Iterator[None]:
         flint.ctx.prec = previous
 
 
-def _rational(q: Fraction) -> Any:
+def rational_ball(q: Fraction | int) -> Any:
+    """The arb ball of an exact rational at the working precision (it contains ``q``)."""
     import flint
 
     return flint.arb(int(q.numerator)) / int(q.denominator)
+
+
+def sqrt_two_ball() -> Any:
+    """√2 as an arb ball at the working precision."""
+    import flint
+
+    return flint.arb(2).sqrt()
 
 
 def ball(value: ExpSum) -> Any:
@@ -53,7 +61,7 @@ def ball(value: ExpSum) -> Any:
 
     total = flint.arb(0)
     for r, q in value.terms:
-        total += _rational(q) * (_rational(r).exp() if r else 1)
+        total += rational_ball(q) * (rational_ball(r).exp() if r else 1)
     return total
 
 

@@ -444,7 +444,7 @@ def verify_delta(
             gap = _gap(move, eps, bits)
             if gap is None:
                 break
-            limit = balls._rational(delta)
+            limit = balls.rational_ball(delta)
             if gap.value > limit:
                 where = (
                     f" in coordinate {move.coordinate + 1}" if len(shapes[i].numbers) > 1 else ""
@@ -481,7 +481,7 @@ def epsilon_delta(
     if found is None:
         return None
     moves, losses = found
-    limit = balls._rational(delta)
+    limit = balls.rational_ball(delta)
 
     def above(value: Fraction) -> bool | None:
         eps = Epsilon.parse(str(value))

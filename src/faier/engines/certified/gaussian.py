@@ -41,6 +41,7 @@ from typing import Any
 from faier.core.budget import Budget
 from faier.core.problem import Problem
 from faier.engines.certified import balls, gaussian_numbers, intervals
+from faier.engines.certified.balls import rational_ball, sqrt_two_ball
 from faier.engines.certified.gaussian_numbers import Numbers, numbers_table
 from faier.engines.certified.integrate import Unsupported
 from faier.engines.certified.stars import (
@@ -65,24 +66,12 @@ def draws_gaussian(runs: Sequence[Sequence[Path]]) -> bool:
 # ---------------------------------------------------------------- certified integration
 
 
-def _arb(q: Fraction) -> Any:
-    import flint
-
-    return flint.arb(int(q.numerator)) / int(q.denominator)
-
-
-def _sqrt2() -> Any:
-    import flint
-
-    return flint.arb(2).sqrt()
-
-
 def _cdf(noise: Continuous, y: Any, above: bool) -> Any:
     """Pr[X < y] for an arb or acb y on one side of the kink at the location (``above``:
     y ≥ loc); Gaussian noise has no kink, and erfc keeps its lower tail accurate."""
-    z = (y - _arb(noise.loc)) / _arb(noise.scale)
+    z = (y - rational_ball(noise.loc)) / rational_ball(noise.scale)
     if noise.kind == "gaussian":
-        return (-z / _sqrt2()).erfc() / 2
+        return (-z / sqrt_two_ball()).erfc() / 2
     if noise.kind == "laplace":
         return 1 - (-z).exp() / 2 if above else z.exp() / 2
     return 1 - (-z).exp() if above else 0 * z
@@ -90,9 +79,9 @@ def _cdf(noise: Continuous, y: Any, above: bool) -> Any:
 
 def _survival(noise: Continuous, y: Any, above: bool) -> Any:
     """Pr[X > y], accurate in the upper tail."""
-    z = (y - _arb(noise.loc)) / _arb(noise.scale)
+    z = (y - rational_ball(noise.loc)) / rational_ball(noise.scale)
     if noise.kind == "gaussian":
-        return (z / _sqrt2()).erfc() / 2
+        return (z / sqrt_two_ball()).erfc() / 2
     if noise.kind == "laplace":
         return (-z).exp() / 2 if above else 1 - z.exp() / 2
     return (-z).exp() if above else 1 + 0 * z
@@ -102,8 +91,8 @@ def _density(noise: Continuous, t: Any, above: bool) -> Any:
     """The density at t on one side of the location (Laplace and exponential have a kink)."""
     import flint
 
-    sigma = _arb(noise.scale)
-    w = (t - _arb(noise.loc)) / sigma
+    sigma = rational_ball(noise.scale)
+    w = (t - rational_ball(noise.loc)) / sigma
     if noise.kind == "gaussian":
         return (-(w * w) / 2).exp() / (sigma * (2 * flint.arb.pi()).sqrt())
     if noise.kind == "laplace":
@@ -118,10 +107,10 @@ def _mass(noise: Continuous, a: Bound, b: Bound) -> Any:
     if a is not None and b is not None and a >= b:
         return flint.arb(0)
     if a is not None and a > noise.loc:
-        tail = 0 if b is None else _survival(noise, _arb(b), b >= noise.loc)
-        return _survival(noise, _arb(a), True) - tail
-    upper = flint.arb(1) if b is None else _cdf(noise, _arb(b), b >= noise.loc)
-    return upper - (0 if a is None else _cdf(noise, _arb(a), a >= noise.loc))
+        tail = 0 if b is None else _survival(noise, rational_ball(b), b >= noise.loc)
+        return _survival(noise, rational_ball(a), True) - tail
+    upper = flint.arb(1) if b is None else _cdf(noise, rational_ball(b), b >= noise.loc)
+    return upper - (0 if a is None else _cdf(noise, rational_ball(a), a >= noise.loc))
 
 
 def _reach(noise: Continuous, bits: int) -> tuple[Fraction, Any]:
@@ -131,7 +120,7 @@ def _reach(noise: Continuous, bits: int) -> tuple[Fraction, Any]:
 
     if noise.kind == "gaussian":
         k = Fraction(math.ceil(math.sqrt(2 * math.log(2) * (bits + 8))) + 1)
-        return k * noise.scale, (_arb(k) / _sqrt2()).erfc() / 2
+        return k * noise.scale, (rational_ball(k) / sqrt_two_ball()).erfc() / 2
     k = Fraction(math.ceil(math.log(2) * (bits + 8)) + 1)
     return k * noise.scale, (-flint.arb(int(k))).exp()
 
@@ -267,7 +256,7 @@ def _segment(star: Star, u: Fraction, v: Fraction, accuracy: int) -> Any:
 def _bound_at(t: Any, value: Bound, moves: bool) -> Any:
     if value is None:
         return None
-    return t + _arb(value) if moves else _arb(value)
+    return t + rational_ball(value) if moves else rational_ball(value)
 
 
 def _integrate(
@@ -297,7 +286,7 @@ def _integrate(
         return value
 
     tolerance = flint.arb(2) ** (-accuracy)
-    result = flint.acb.integral(integrand, _arb(u), _arb(v), abs_tol=tolerance)
+    result = flint.acb.integral(integrand, rational_ball(u), rational_ball(v), abs_tol=tolerance)
     real = result.real
     if not real.is_finite():
         raise Unsupported(f"the integral over [{u}, {v}] did not converge")
@@ -323,13 +312,14 @@ def _difference_mass(star: Star) -> Any | None:
     import flint
 
     mean = leaf.noise.loc - star.noise.loc
-    spread = (_arb(leaf.noise.scale) ** 2 + _arb(star.noise.scale) ** 2).sqrt() * _sqrt2()
+    variance = rational_ball(leaf.noise.scale) ** 2 + rational_ball(star.noise.scale) ** 2
+    spread = variance.sqrt() * sqrt_two_ball()
 
     def below(y: Fraction) -> Any:
-        return (-(_arb(y - mean)) / spread).erfc() / 2
+        return (-(rational_ball(y - mean)) / spread).erfc() / 2
 
     def above(y: Fraction) -> Any:
-        return (_arb(y - mean) / spread).erfc() / 2
+        return (rational_ball(y - mean) / spread).erfc() / 2
 
     lo, hi = leaf.lo, leaf.hi
     if lo is not None and hi is not None and lo >= hi:
@@ -408,7 +398,7 @@ def _values(
                 total = flint.arb(0)
                 for weight, stars in terms:
                     budget.check_time()
-                    product = _arb(weight)
+                    product = rational_ball(weight)
                     for star in stars:
                         product *= _ball(star, bits, memo)
                     total += product

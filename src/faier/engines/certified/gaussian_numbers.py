@@ -20,22 +20,13 @@ from typing import Any
 
 from faier.core.problem import Problem
 from faier.engines.certified import balls, densities, intervals
+from faier.engines.certified.balls import rational_ball, sqrt_two_ball
 from faier.engines.certified.integrate import Unsupported
 from faier.engines.certified.least_epsilon import least_epsilon
 from faier.engines.certified.symbolic import Path
 from faier.mechanisms.program import Program
 from faier.privacy.budget import Epsilon
 from faier.results import CertifiedWitness, Enclosure, Loss, Result, Statistics, Verdict
-
-
-def _arb(q: Fraction) -> Any:
-    return balls._rational(q)
-
-
-def _sqrt2() -> Any:
-    import flint
-
-    return flint.arb(2).sqrt()
 
 
 @dataclass(frozen=True)
@@ -128,8 +119,8 @@ def _joint_density(numbers: tuple[densities.Shifted, ...], point: Sequence[Fract
     value = flint.arb(1)
     pi2 = (2 * flint.arb.pi()).sqrt()
     for n, v in zip(numbers, point, strict=True):
-        w = (_arb(v - n.shift - n.noise.loc)) / _arb(n.noise.scale)
-        value *= (-(w * w) / 2).exp() / (_arb(n.noise.scale) * pi2)
+        w = (rational_ball(v - n.shift - n.noise.loc)) / rational_ball(n.noise.scale)
+        value *= (-(w * w) / 2).exp() / (rational_ball(n.noise.scale) * pi2)
     return value
 
 
@@ -202,8 +193,8 @@ def verify(problem: Problem, eps: Epsilon, table: Numbers, started: float) -> Re
 
 def analytic_delta(mu2: Fraction, eps: Any) -> Any:
     """δ(ε) of the Gaussian mechanism at μ² (Balle and Wang 2018, Thm 8) as a ball; ε a ball."""
-    mu = _arb(mu2).sqrt()
-    root2 = _sqrt2()
+    mu = rational_ball(mu2).sqrt()
+    root2 = sqrt_two_ball()
 
     def phi(x: Any) -> Any:
         return (-x / root2).erfc() / 2
@@ -212,8 +203,8 @@ def analytic_delta(mu2: Fraction, eps: Any) -> Any:
 
 
 def _delta_event(problem: Problem, table: Numbers, worst: _Worst, eps: Any) -> CertifiedWitness:
-    mu = _arb(worst.mu2).sqrt()
-    root2 = _sqrt2()
+    mu = rational_ball(worst.mu2).sqrt()
+    root2 = sqrt_two_ball()
     p = (-(mu / 2 - eps / mu) / root2).erfc() / 2
     q = (-(-mu / 2 - eps / mu) / root2).erfc() / 2
     return intervals.mass_witness(
@@ -250,7 +241,7 @@ def verify_delta(
         with balls.precision(bits):
             e = balls.exp_epsilon_ball(eps, bits).log()
             value = analytic_delta(worst.mu2, e)
-            bound = _arb(delta)
+            bound = rational_ball(delta)
             shown = intervals.enclose(value).show()
             if value <= bound:
                 reason = f"δ(ε) ∈ {shown} ≤ δ at the pair of largest μ² = {worst.mu2}"
@@ -270,7 +261,7 @@ def epsilon_delta(problem: Problem, delta: Fraction, table: Numbers, started: fl
     def above(eps: float) -> bool | None:
         for bits in balls.PRECISIONS:
             with balls.precision(bits):
-                bound = _arb(delta)  # δ as a ball at this precision, not at the default 53 bits
+                bound = rational_ball(delta)  # δ at this precision, not the default 53 bits
                 value = analytic_delta(worst.mu2, flint.arb(eps))
                 if value > bound:
                     return True

@@ -612,7 +612,7 @@ def _delta_once(
     undecided = None
     with balls.precision(table.bits):
         e = _arb_exp(eps, table.bits)
-        bound = balls._rational(delta)
+        bound = balls.rational_ball(delta)
         for k in order:
             budget.check_time()
             i, j = int(s.pairs[k, 0]), int(s.pairs[k, 1])
@@ -684,7 +684,7 @@ def _bisect(
         if len(straddle) > AMBIGUOUS:
             return None
         with balls.precision(table.bits):
-            e, bound, settled = _arb_exp(eps, table.bits), balls._rational(delta), True
+            e, bound, settled = _arb_exp(eps, table.bits), balls.rational_ball(delta), True
             for k in straddle:
                 total, _ = _delta_ball(table, int(s.pairs[k, 0]), int(s.pairs[k, 1]), e)
                 if total > bound:
@@ -734,7 +734,7 @@ def epsilon_delta(problem: Problem, delta: Fraction, table: BallTable, budget: B
             for k in order:
                 i, j = int(s.pairs[k, 0]), int(s.pairs[k, 1])
                 total, event = _delta_ball(table, i, j, e)
-                if total > balls._rational(delta):
+                if total > balls.rational_ball(delta):
                     break
             else:
                 raise InternalError(f"δ({low!r}) was found above δ but no pair's ball is")

@@ -113,7 +113,7 @@ def _witness(run: Released, worst: _Worst, eps: Any) -> CertifiedWitness:
     """The event beyond the point where the log density ratio falls to ε, both masses."""
     if run.confirm is not None:
         run.confirm(worst.i, worst.j)
-    s = balls._rational(worst.shift)
+    s = balls.rational_ball(worst.shift)
     p = 1 - ((eps - s) / 2).exp() / 2
     q = (-(s + eps) / 2).exp() / 2
     return intervals.mass_witness(
@@ -151,7 +151,7 @@ def verify_delta(run: Released, eps: Epsilon, delta: Fraction) -> Result:
     for bits in balls.PRECISIONS:
         with balls.precision(bits):
             e = balls.exp_epsilon_ball(eps, bits).log()
-            s = balls._rational(worst.shift)
+            s = balls.rational_ball(worst.shift)
             if e >= s:
                 return answer(Verdict.HOLDS, None)
             if not e < s:
@@ -161,9 +161,9 @@ def verify_delta(run: Released, eps: Epsilon, delta: Fraction) -> Result:
                 value = balls.ball(exact)
                 return answer(*((Verdict.VIOLATED, value, e) if above else (Verdict.HOLDS, value)))
             value = 1 - ((e - s) / 2).exp()
-            if value <= balls._rational(delta):
+            if value <= balls.rational_ball(delta):
                 return answer(Verdict.HOLDS, value)
-            if value > balls._rational(delta):
+            if value > balls.rational_ball(delta):
                 return answer(Verdict.VIOLATED, value, e)
     return _result(
         run,
@@ -181,14 +181,14 @@ def epsilon_delta(run: Released, delta: Fraction) -> Result:
         value = None
     else:
         with balls.precision(balls.PRECISIONS[0]):
-            least = balls._rational(worst.shift) + 2 * balls._rational(1 - delta).log()
+            least = balls.rational_ball(worst.shift) + 2 * balls.rational_ball(1 - delta).log()
             value = least if least > 0 else None
     if value is None:
         return _result(run, worst, delta=delta, enclosure=Enclosure(0.0, 0.0))
     low, high = balls.floats(value)
     form = f"{worst.shift} + 2·ln({1 - delta})"
     with balls.precision(balls.PRECISIONS[0]):
-        witness = _witness(run, worst, balls._rational(Fraction(low)))
+        witness = _witness(run, worst, balls.rational_ball(Fraction(low)))
     return _result(
         run,
         worst,

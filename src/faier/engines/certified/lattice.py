@@ -22,7 +22,7 @@ from fractions import Fraction
 from functools import cache
 from typing import Any
 
-from faier.engines.certified.balls import _rational
+from faier.engines.certified.balls import rational_ball
 from faier.engines.certified.exppoly import ExpSum
 from faier.mechanisms.discrete_noise import DiscreteNoise
 
@@ -31,12 +31,12 @@ DIRECT = 4096
 
 
 def _gaussian_term(sigma: Fraction, j: int) -> Any:
-    return (-_rational(Fraction(j * j) / (2 * sigma * sigma))).exp()
+    return (-rational_ball(Fraction(j * j) / (2 * sigma * sigma))).exp()
 
 
 def _gaussian_ratio_bound(sigma: Fraction, j: int) -> Any:
     """e^{−(2j+1)/(2σ²)}: the ratio g(j+1)/g(j), decreasing in j."""
-    return (-_rational(Fraction(2 * j + 1) / (2 * sigma * sigma))).exp()
+    return (-rational_ball(Fraction(2 * j + 1) / (2 * sigma * sigma))).exp()
 
 
 def _gaussian_tail(sigma: Fraction, start: int, bits: int) -> Any:
@@ -75,7 +75,7 @@ def _half_sum(dist: DiscreteNoise, a: int, b: int | None, bits: int) -> Any:
 
 
 def _alpha(scale: Fraction) -> Any:
-    return (-_rational(1 / Fraction(scale))).exp()
+    return (-rational_ball(1 / Fraction(scale))).exp()
 
 
 def _offset_sum(dist: DiscreteNoise, low: int | None, high: int | None, bits: int) -> Any:

@@ -400,7 +400,7 @@ def _closed_form(
 def _drawn_mass(run: LatticeRun, bits: int, skip: Collection[int]) -> Any:
     """The mass of what the path drew (finite choices, window points, tail intervals, the
     edges' joint sum, continuous constraints), leaving out the tail variables in ``skip``."""
-    value = balls._rational(Fraction(run.weight))
+    value = balls.rational_ball(Fraction(run.weight))
     for dist, k in run.points:
         value *= lattice.point(dist, k, bits)
     for index, variable in enumerate(run.tails):

@@ -34,6 +34,7 @@ from fractions import Fraction
 from typing import Any
 
 from faier.engines.certified import balls
+from faier.engines.certified.balls import rational_ball
 from faier.engines.certified.exppoly import ExpSum, Key, Piecewise
 
 
@@ -75,12 +76,6 @@ def _log_low(ratio: Any) -> float:
 def _log_high(ratio: Any) -> float:
     """ln of a ball's upper end as a float rounded up."""
     return balls.log_floats(ratio)[1]
-
-
-def _arb_q(q: Any) -> Any:
-    import flint
-
-    return flint.arb(int(q.numerator)) / int(q.denominator)
 
 
 def _polynomial_derivative(coefficients: list[Any]) -> list[Any]:
@@ -209,7 +204,7 @@ def _horner(coefficients: list[Any], u: Any) -> Any:
 def _ball(low: Any, high: Any) -> Any:
     import flint
 
-    a, b = _arb_q(low), _arb_q(high)
+    a, b = rational_ball(low), rational_ball(high)
     return flint.arb((a + b) / 2, ((b - a) / 2).upper())
 
 
@@ -299,9 +294,9 @@ def _terms(piece: Mapping[Key, Any]) -> list[Term]:
     merged: dict[tuple[int, Any], Any] = {}
     balls_of: dict[Any, Any] = {}
     for (k, lam, r), q in piece.items():
-        c = _arb_q(q) * (_arb_q(r).exp() if r else 1)
+        c = rational_ball(q) * (rational_ball(r).exp() if r else 1)
         merged[(k, lam)] = merged[(k, lam)] + c if (k, lam) in merged else c
-        balls_of[lam] = _arb_q(lam)
+        balls_of[lam] = rational_ball(lam)
     terms = [(k, lam, balls_of[lam], c) for (k, lam), c in merged.items()]
     if len(_COEFFICIENTS) > CACHE_LIMIT:
         _COEFFICIENTS.clear()
@@ -374,11 +369,11 @@ def _at_most_zero(f: Function, a: Any, b: Any) -> bool:
         return True
     rising = slope(box)
     if rising > 0:
-        return bool(value(_arb_q(b)) <= 0)
+        return bool(value(rational_ball(b)) <= 0)
     if rising < 0:
-        return bool(value(_arb_q(a)) <= 0)
-    half = _arb_q(b - a) / 2
-    middle = _arb_q((a + b) / 2)
+        return bool(value(rational_ball(a)) <= 0)
+    half = rational_ball(b - a) / 2
+    middle = rational_ball((a + b) / 2)
     taylor = value(middle) + abs(slope(middle)) * half + abs(curvature(box)) * half * half / 2
     return bool(taylor <= 0)
 
@@ -506,7 +501,7 @@ def _prove_below(g: Piecewise, h: Piecewise, threshold: float, limit: int) -> _S
         point = mid if kind == "t" else _tail_point(tails[kind][2:], mid)
         if point is not None:
             n, d = pieces[key]  # type: ignore[misc]
-            centre = _arb_q(point)
+            centre = rational_ball(point)
             below = _evaluate(d, centre)
             if below > 0 and (low := _log_low(_evaluate(n, centre) / below)) > lower:
                 lower, where = low, point
