@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -23,45 +24,58 @@ runner = CliRunner()
 
 
 class CoinEngine:
-    """A toy engine: answers only problems named 'coin', with a fixed ε* of ln 3."""
+    """A toy engine: answers only problems named 'coin', with a fixed ε* of ln 3.
+
+    It writes every question it is asked to a file: the API asks it in a forked child,
+    whose memory the test never sees.
+    """
 
     name = "coin"
     summary = "answers the coin problem with ln 3"
     needs = "a problem named 'coin'"
 
-    def __init__(self) -> None:
-        self.asked: list[str] = []
+    def __init__(self, log: Path) -> None:
+        self.log = log
+
+    @property
+    def asked(self) -> list[str]:
+        return self.log.read_text().splitlines() if self.log.exists() else []
+
+    def _record(self, line: str) -> None:
+        with self.log.open("a") as out:
+            out.write(line + "\n")
 
     def backends(self) -> tuple[Backend, ...]:
         return (Backend("coin-lib", "1.0"),)
 
     def refusal(self, problem: Problem, options: Options, question: Question) -> Refusal | None:
+        self._record(f"may I answer {question} about {problem.name}")
         if problem.name != "coin":
             return Refusal("only the coin problem", "ask about the coin")
         return None
 
     def epsilon(self, problem: Problem, options: Options, progress: Progress | None) -> Result:
-        self.asked.append(f"epsilon horizon={options.horizon}")
+        self._record(f"epsilon horizon={options.horizon}")
         return Result(problem.name, "toy", "coin", epsilon_star=Loss(Fraction(3)))
 
     def verify(
         self, problem: Problem, eps: Epsilon, options: Options, progress: Progress | None
     ) -> Result:
-        self.asked.append(f"verify {eps}")
+        self._record(f"verify {eps}")
         verdict = Verdict.VIOLATED if eps.exceeded_by(Fraction(3)) else Verdict.HOLDS
         return Result(problem.name, "toy", "coin", verdict=verdict, epsilon=str(eps))
 
 
 @pytest.fixture
-def coin() -> Iterator[CoinEngine]:
-    engine = CoinEngine()
+def coin(tmp_path: Path) -> Iterator[CoinEngine]:
+    engine = CoinEngine(tmp_path / "asked.txt")
     registry.register(engine)
     yield engine
     registry.unregister("coin")
 
 
-def coin_problem() -> Problem:
-    base = faier.load_problem("geometric")
+def coin_problem(example: str = "geometric") -> Problem:
+    base = faier.load_problem(example)
     return Problem("coin", base.mechanism, base.privacy)
 
 
@@ -70,13 +84,23 @@ def test_a_registered_engine_answers_through_the_api(coin: CoinEngine) -> None:
     assert result.epsilon_star == Loss(Fraction(3)) and result.method == "coin"
     assert faier.verify(coin_problem(), "1", engine="coin").verdict is Verdict.VIOLATED
     assert faier.verify(coin_problem(), "ln(3)", engine="coin").verdict is Verdict.HOLDS
-    # The API runs the engine in a forked child, so what it records there stays there.
+    assert coin.asked == [
+        "may I answer epsilon about coin",
+        "epsilon horizon=2",
+        "may I answer verify about coin",
+        "verify 1",
+        "may I answer verify about coin",
+        "verify ln(3)",
+    ]
 
 
 def test_auto_asks_the_builtin_engines_first(coin: CoinEngine) -> None:
     assert registry.names()[-1] == "coin"
     assert faier.epsilon(coin_problem()).method.startswith("exact")
-    assert coin.asked == []
+    assert coin.asked == []  # the exact engine took the coin problem before coin was asked
+    # Unknown parameters (exact) under (ε, δ) (SMT): every built-in engine refuses.
+    assert faier.epsilon(coin_problem("count-independent-disease"), delta="1/10").method == "coin"
+    assert coin.asked == ["may I answer epsilon about coin", "epsilon horizon=None"]
 
 
 def test_a_refusal_is_bad_input_with_the_engines_reason(coin: CoinEngine) -> None:
@@ -87,7 +111,7 @@ def test_a_refusal_is_bad_input_with_the_engines_reason(coin: CoinEngine) -> Non
 
 def test_names_are_taken_once(coin: CoinEngine) -> None:
     with pytest.raises(ValueError, match="already registered"):
-        registry.register(CoinEngine())
+        registry.register(CoinEngine(coin.log))
     with pytest.raises(TypeError, match="Engine protocol"):
         registry.register(object())  # type: ignore[arg-type]
 
