@@ -27,6 +27,7 @@ from faier.engines.alignment.values import STATE, Coefficients, NotAffine, Sym, 
 from faier.errors import BudgetExceeded, InternalError, MechanismError
 from faier.mechanisms.continuous import Continuous
 from faier.mechanisms.decisions import Choices, advance
+from faier.mechanisms.outputs import hashable_output
 
 KINDS = ("laplace", "exponential", "discrete_laplace")
 
@@ -267,20 +268,13 @@ class Run(Choices):
 
 
 def _freeze_output(value: Any, released: list[Form]) -> Hashable:
-    if isinstance(value, Sym):
-        if not value.inputs and not value.noise:
-            return value.const
-        released.append(freeze(value))
+    def release(number: Sym) -> Hashable:
+        if not number.inputs and not number.noise:
+            return number.const
+        released.append(freeze(number))
         return Released(len(released) - 1)
-    if isinstance(value, list | tuple):
-        return tuple(_freeze_output(v, released) for v in value)
-    try:
-        hash(value)
-    except TypeError as exc:
-        raise MechanismError(
-            f"the output {value!r} is not hashable", fix="return a tuple, number, bool or string"
-        ) from exc
-    return value  # type: ignore[no-any-return]
+
+    return hashable_output(value, Sym, release)
 
 
 def inputs_of(run: Run, n: int) -> tuple[Sym, ...]:

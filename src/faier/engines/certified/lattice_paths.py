@@ -38,7 +38,13 @@ from faier.engines.certified.lattice_joint import (
     tighter_high,
     tighter_low,
 )
-from faier.engines.certified.symbolic import Linear, NotLinear, _freeze, _Run, has_number
+from faier.engines.certified.symbolic import (
+    Linear,
+    NotLinear,
+    _Run,
+    frozen_output,
+    has_number,
+)
 from faier.errors import BudgetExceeded
 from faier.mechanisms.decisions import advance
 from faier.mechanisms.discrete_noise import DiscreteNoise
@@ -435,7 +441,7 @@ def _expand(run: LatticeRun, raw: Any, bits: int) -> list[tuple[Hashable, Any, A
 
     def assign(index: int, values: dict[int, int], weight: Any, closed: Any) -> None:
         if index == len(used):
-            found.append((_freeze(_substitute(raw, values)), weight, closed))
+            found.append((frozen_output(_substitute(raw, values)), weight, closed))
             return
         variable = run.tails[used[index]]
         assert variable.low is not None and variable.high is not None
@@ -503,7 +509,7 @@ def _finish(run: LatticeRun, raw: Any, bits: int) -> list[LatticePath]:
             )
             return [LatticePath(None, _weight(run, bits), False, reason)]
         return [LatticePath(o, weight, True, None, closed) for o, weight, closed in listed]
-    output = _freeze(raw)
+    output = frozen_output(raw)
     if has_number(output):
         raise Unsupported("a continuous noisy number released next to integer noise")
     weight = _weight(run, bits)

@@ -24,6 +24,7 @@ from faier.engines.certified.exppoly import ONE, Q
 from faier.errors import BudgetExceeded, MechanismError, Unanswerable
 from faier.mechanisms.continuous import Continuous
 from faier.mechanisms.decisions import Choices, advance
+from faier.mechanisms.outputs import hashable_output
 from faier.model.distribution import Distribution
 
 UNSUPPORTED_FIX = (
@@ -305,21 +306,16 @@ def _implied(
     return None
 
 
-def _freeze(value: Any) -> Hashable:
-    """Outputs with their noisy numbers as :class:`Output` (lists become tuples)."""
-    if isinstance(value, Linear):
-        if not value.coefficients:
-            return value.constant
-        return Output(value.coefficients, value.constant)
-    if isinstance(value, list | tuple):
-        return tuple(_freeze(v) for v in value)
-    try:
-        hash(value)
-    except TypeError as exc:
-        raise MechanismError(
-            f"the output {value!r} is not hashable", fix="return a tuple, number, bool or string"
-        ) from exc
-    return value  # type: ignore[no-any-return]
+def _released(value: Linear) -> Hashable:
+    """A noisy number as an :class:`Output` (a constant as itself)."""
+    if not value.coefficients:
+        return value.constant
+    return Output(value.coefficients, value.constant)
+
+
+def frozen_output(value: Any) -> Hashable:
+    """An output with its noisy numbers as :class:`Output` (lists become tuples)."""
+    return hashable_output(value, Linear, _released)
 
 
 def paths(body: Callable[[Any], Any], *, max_paths: int | None = None) -> Iterator[Path]:
@@ -328,7 +324,7 @@ def paths(body: Callable[[Any], Any], *, max_paths: int | None = None) -> Iterat
     count = 0
     while True:
         run = _Run(prefix=prefix)
-        output = _freeze(body(run))
+        output = frozen_output(body(run))
         yield Path(tuple(run.noise), tuple(run.constraints), run.weight, output)
         count += 1
         if max_paths is not None and count >= max_paths:
