@@ -23,6 +23,7 @@ from faier.core.budget import Budget, counted_from, hard_deadline
 from faier.core.engine import Engine, Progress, Question
 from faier.core.options import Options
 from faier.core.problem import Problem
+from faier.core.spellings import given_once
 from faier.errors import (
     BudgetExceeded,
     InputError,
@@ -613,7 +614,7 @@ def verify(
     ``epsilon`` is the claim (``eps``, its former name, and ``claimed``, the tester's,
     are still accepted); the other options as for :func:`epsilon` (in a forked child too).
     """
-    given = claim_of(epsilon, eps=eps, claimed=claimed)
+    given = given_once("epsilon", {"epsilon": epsilon, "eps": eps, "claimed": claimed})
     if given is None:
         raise SpecError("no ε to verify", where="epsilon", fix="e.g. faier.verify(target, 'ln(3)')")
     work = partial(_verified, target, given, options, progress, fields)
@@ -680,24 +681,6 @@ def _for_every_input(
         method=f"{grid.method}; for every input: {proved.method}",
         statistics=replace(grid.statistics, seconds=grid.seconds + proved.seconds),
     )
-
-
-def claim_of(epsilon: Any, **aliases: Any) -> Any:
-    """The claimed ε given under its one name, ``epsilon``, or under an older alias
-    (``eps``, ``claimed``); both at once is a mistake, not a choice."""
-    given = {name: value for name, value in aliases.items() if value is not None}
-    if given and epsilon is not None:
-        other = next(iter(given))
-        raise SpecError(
-            f"the claim is given twice, as epsilon={epsilon!r} and {other}={given[other]!r}",
-            where=other,
-            fix="pass it once, as epsilon=",
-        )
-    if len(given) > 1:
-        raise SpecError(
-            f"the claim is given twice ({', '.join(given)})", where="epsilon", fix="pass epsilon="
-        )
-    return epsilon if epsilon is not None else next(iter(given.values()), None)
 
 
 def _epsilon(text: str | float) -> Epsilon:

@@ -42,6 +42,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
+from faier.core.spellings import given_once
 from faier.errors import BudgetExceeded, SpecError
 from faier.mechanisms import isolation
 
@@ -243,9 +244,9 @@ def _asserted(
     __tracebackhide__ = True
     from faier import api, testing
 
-    epsilon = api.claim_of(epsilon, claimed=claimed)
-    neighbours = _one_of("neighbours", neighbours, "neighbors", neighbors)
-    inputs = _one_of("inputs", inputs, "pairs", pairs)
+    epsilon = given_once("epsilon", {"epsilon": epsilon, "claimed": claimed})
+    neighbours = given_once("neighbours", {"neighbours": neighbours, "neighbors": neighbors})
+    inputs = given_once("inputs", {"inputs": inputs, "pairs": pairs})
     if data is not None:
         return _audited(mechanism, data, epsilon, delta, neighbours, seed, args)
     if method not in METHODS:
@@ -294,17 +295,6 @@ def _asserted(
         )
     result = api.verify(problem, claim, engine=engine, delta=delta, timeout=timeout)
     return _decided(result, engine, str(claim))
-
-
-def _one_of(name: str, value: Any, alias: str, other: Any) -> Any:
-    """An option given by its name or its alias (``neighbors``), not both."""
-    if value is not None and other is not None:
-        raise SpecError(
-            f"{name} is given twice, as {name}= and {alias}=",
-            where=alias,
-            fix=f"pass it once ({alias} is another spelling of {name})",
-        )
-    return value if value is not None else other
 
 
 def _audited(

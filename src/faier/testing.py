@@ -30,6 +30,7 @@ from faier.core import engine as registry
 from faier.core.budget import hard_deadline
 from faier.core.options import Options
 from faier.core.problem import Problem
+from faier.core.spellings import given_once
 from faier.engines.statistical import combine, subjects
 from faier.engines.statistical.combine import BoundReport, CertifyReport
 from faier.engines.statistical.config import Config, parse_epsilons
@@ -381,15 +382,8 @@ def _subject(
 
 def _pairs_of(pairs: Sequence[Any], inputs: Sequence[Any] | None) -> Sequence[Any]:
     """The pairs to test, given as ``pairs`` or as ``inputs`` (``assert_private``'s name)."""
-    if inputs is None:
-        return pairs
-    if pairs:
-        raise SpecError(
-            "the pairs are given twice, as pairs= and inputs=",
-            where="inputs",
-            fix="pass them once (inputs is another name of pairs)",
-        )
-    return inputs
+    given = given_once("pairs", {"pairs": pairs or None, "inputs": inputs})
+    return () if given is None else given
 
 
 def _tester() -> StatisticalEngine:
@@ -432,7 +426,7 @@ def statistical_test(
     that child.  On Dask (a ``Client`` or an address, whose threads cannot cross a
     fork) it runs in this process.
     """
-    claimed = api.claim_of(epsilon, claimed=claimed)
+    claimed = given_once("epsilon", {"epsilon": epsilon, "claimed": claimed})
     pairs = _pairs_of(pairs, inputs)
     chosen = Options.parse(options, **fields)
     work = partial(_tested, target, claimed, lengths, pairs, chosen, progress)
@@ -545,7 +539,7 @@ def certify(
     symbolic execution, the suite's noise set by the claim (or
     ``mechanism_epsilon``), which must then be rational.
     """
-    claimed = api.claim_of(epsilon, claimed=claimed)
+    claimed = given_once("epsilon", {"epsilon": epsilon, "claimed": claimed})
     pairs = _pairs_of(pairs, inputs)
     chosen = Options.parse(options, **fields)
     sampled = as_sampled(target, chosen.name)
@@ -612,7 +606,7 @@ def bound(
             where="--precision",
             fix="e.g. 0.001",
         )
-    claimed = api.claim_of(epsilon, claimed=claimed)
+    claimed = given_once("epsilon", {"epsilon": epsilon, "claimed": claimed})
     pairs = _pairs_of(pairs, inputs)
     chosen = Options.parse(options, **fields)
     sampled = as_sampled(target, chosen.name)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from faier.cluster.address import ClusterAddress, read_cluster
+from faier.core.spellings import given_once
 from faier.errors import InputError, SpecError
 from faier.model.constraints import ParameterOption
 from faier.model.hmm import MAX_HORIZON
@@ -300,18 +301,13 @@ ALIASES = {"neighbors": "neighbours"}
 
 def _spelled(raw: Mapping[str, Any]) -> dict[str, Any]:
     """The options under their own names; an option given under two spellings is refused."""
-    named: dict[str, Any] = {}
+    spellings: dict[str, dict[str, Any]] = {}
     for key, value in raw.items():
-        own = ALIASES.get(key, key)
-        if own in named and value is not None and named[own] is not None:
-            raise SpecError(
-                f"{own} is given twice (as {own} and {key})",
-                where=SPECS[own].flag,
-                fix="pass it once",
-            )
-        if value is not None or own not in named:
-            named[own] = value
-    return named
+        spellings.setdefault(ALIASES.get(key, key), {})[key] = value
+    return {
+        own: given_once(own, given, where=SPECS[own].flag if own in SPECS else None)
+        for own, given in spellings.items()
+    }
 
 
 @dataclass(frozen=True)
