@@ -19,6 +19,7 @@ Public modules:
   statistical tester; ``faier.adapters``: OpenDP and diffprivlib objects as black boxes.
 """
 
+from faier import results as _results
 from faier.api import audit, epsilon, load_problem, pld, verify
 from faier.assertions import Assurance, assert_private
 from faier.core.options import Options
@@ -79,3 +80,14 @@ __all__ = [
     "truncated_geometric",
     "verify",
 ]
+
+
+def _html_fragment(report: object) -> str:
+    """A report's HTML as Jupyter shows it, from the report layer (loaded on first use): the
+    results sit below that layer, so the package installs it for them."""
+    from faier.report.html import fragment
+
+    return fragment(report)
+
+
+_results.use_html_renderer(_html_fragment)

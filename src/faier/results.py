@@ -8,6 +8,7 @@ with the reason and the bounds found so far.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from enum import Enum, IntEnum
@@ -74,6 +75,26 @@ class Report(Protocol):
     def to_json(self) -> dict[str, Any]:
         """The command's own fields."""
         ...
+
+
+_html_renderer: list[Callable[[Any], str]] = []
+"""The report layer's HTML renderer, installed by the package (``faier.report.html``)."""
+
+
+def use_html_renderer(fragment: Callable[[Any], str]) -> None:
+    """Draw every report's HTML with ``fragment``: the results sit below the report layer,
+    so the package installs its renderer here instead of the results importing it."""
+    _html_renderer[:] = [fragment]
+
+
+class ShownAsHtml:
+    """A report Jupyter shows as its HTML report (``_repr_html_``)."""
+
+    __slots__ = ()
+
+    def _repr_html_(self) -> str | None:
+        """The HTML report; None (Jupyter then shows the text) before a renderer is installed."""
+        return _html_renderer[0](self) if _html_renderer else None
 
 
 ENVELOPE_KEYS = ("command", "verdict", "exit_code", "seconds", "faier_version")
@@ -530,7 +551,7 @@ class Statistics:
 
 
 @dataclass(frozen=True)
-class Result:
+class Result(ShownAsHtml):
     """Verdict and/or exact ε*, the witness, per-horizon figures, method, statistics."""
 
     target: str
@@ -585,12 +606,6 @@ class Result:
     @property
     def seconds(self) -> float:
         return self.statistics.seconds
-
-    def _repr_html_(self) -> str:
-        """The HTML report, as Jupyter shows it (``faier.report.html``)."""
-        from faier.report.html import fragment
-
-        return fragment(self)
 
     def to_json(self) -> dict[str, Any]:
         """The documented JSON contract (README, 'JSON output')."""

@@ -15,7 +15,7 @@ from faier.core.problem import Problem
 from faier.errors import SpecError
 from faier.privacy.budget import Epsilon
 from faier.privacy.specs import Comparison
-from faier.results import ExitCode, Loss, Verdict
+from faier.results import ExitCode, Loss, ShownAsHtml, Verdict
 
 MAX_COMPOSITIONS = 10_000
 
@@ -45,7 +45,7 @@ class DeltaRow:
 
 
 @dataclass(frozen=True)
-class PLDReport:
+class PLDReport(ShownAsHtml):
     """The exact PLD of one comparison (``distribution``: after ``compositions`` runs)."""
 
     target: str
@@ -82,12 +82,6 @@ class PLDReport:
         """The pure ε of the k-fold pair: the larger loss of the two orders."""
         a, b = self.distribution.epsilon, self.distribution.reversed().epsilon
         return a if a.exceeds(b) else b
-
-    def _repr_html_(self) -> str:
-        """The HTML report, as Jupyter shows it (``faier.report.html``)."""
-        from faier.report.html import fragment
-
-        return fragment(self)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
-from faier.results import ExitCode, Loss, Verdict
+from faier.results import ExitCode, Loss, ShownAsHtml, Verdict
 
 Method = Literal["storm", "words", "proposition 2", "every scheduler", "tail words"]
 
@@ -196,7 +196,7 @@ class ModelSize:
 
 
 @dataclass(frozen=True)
-class CheckResult:
+class CheckResult(ShownAsHtml):
     """The answer for a formula on a model, in the asked states (default: the initial ones)."""
 
     model: str
@@ -229,12 +229,6 @@ class CheckResult:
         """How the operators were decided (Storm, action words, Proposition 2, ...)."""
         used = sorted({row.method for report in self.operators for row in report.rows})
         return "dpCTL* model checking: " + (", ".join(used) if used else "storm")
-
-    def _repr_html_(self) -> str:
-        """The HTML report, as Jupyter shows it (``faier.report.html``)."""
-        from faier.report.html import fragment
-
-        return fragment(self)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -45,6 +45,7 @@ from faier.results import (
     ExitCode,
     Loss,
     Result,
+    ShownAsHtml,
     Statistics,
     Verdict,
     Witness,
@@ -96,7 +97,7 @@ class CertifiedPoint:
 
 
 @dataclass(frozen=True)
-class CertifyReport:
+class CertifyReport(ShownAsHtml):
     """The test, each candidate certified exactly, and the verdict for the claimed ε₀."""
 
     test: StatReport
@@ -126,12 +127,6 @@ class CertifyReport:
         if self.test.timed_out:
             return ExitCode.UNKNOWN
         return ExitCode.INTERRUPTED if self.test.interrupted else self.result.exit_code
-
-    def _repr_html_(self) -> str:
-        """The HTML report, as Jupyter shows it (``faier.report.html``)."""
-        from faier.report.html import fragment
-
-        return fragment(self)
 
     def to_json(self) -> dict[str, Any]:
         verdict = self.result.to_json()
@@ -391,7 +386,7 @@ class BisectionStep:
 
 
 @dataclass(frozen=True)
-class BoundReport:
+class BoundReport(ShownAsHtml):
     """Lower bounds on ε*: the tester's, its confidence interval, and the exact answer."""
 
     test: StatReport
@@ -436,12 +431,6 @@ class BoundReport:
         if not violated or not holds:
             return None
         return max(violated), min(holds)
-
-    def _repr_html_(self) -> str:
-        """The HTML report, as Jupyter shows it (``faier.report.html``)."""
-        from faier.report.html import fragment
-
-        return fragment(self)
 
     def to_json(self) -> dict[str, Any]:
         interval = self.test.interval

@@ -16,7 +16,7 @@ from typing import Any
 
 from faier.engines.statistical.events import Event, json_number
 from faier.engines.statistical.subjects import Side
-from faier.results import ExitCode, Verdict
+from faier.results import ExitCode, ShownAsHtml, Verdict
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ class RunSettings:
 
 
 @dataclass(frozen=True)
-class StatReport:
+class StatReport(ShownAsHtml):
     """p-values over a grid of ε, the candidates behind them, and a loss interval."""
 
     target: str
@@ -146,12 +146,6 @@ class StatReport:
         if epsilon is None:
             return None
         return next((p for p in self.points if math.isclose(p.epsilon, epsilon)), None)
-
-    def _repr_html_(self) -> str:
-        """The HTML report, as Jupyter shows it (``faier.report.html``)."""
-        from faier.report.html import fragment
-
-        return fragment(self)
 
     def to_json(self) -> dict[str, Any]:
         s = self.settings
