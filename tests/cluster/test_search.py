@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 import faier
 from faier.cluster.address import read_cluster
-from faier.cluster.search import ClusterSearch
 from faier.core.budget import Budget
 from faier.engines.exact import branch_and_bound, sequence_mode
+from faier.engines.exact.cluster_search import ClusterSearch
 from faier.model.hmm import HMM
 
 distributed = pytest.importorskip("distributed")

@@ -43,8 +43,10 @@ def test_pair(
     seed: int,
 ) -> Evidence:
     """p-value of 'Pr[M(D) ∈ E] ≤ e^ε·Pr[M(D′) ∈ E]' for the event the tester selects."""
-    from faier import testing
+    from faier.engines.statistical import subjects, tester
+    from faier.engines.statistical.config import Config, parse_epsilons
     from faier.mechanisms.sampled import blackbox
+    from faier.privacy.budget import Epsilon
 
     data = (outcome.left.materialise(), outcome.right.materialise())
 
@@ -55,17 +57,18 @@ def test_pair(
         return [*values.tolist(), form] if len(values) != 1 else float(values[0])
 
     eps = float(claim.epsilon.value)
-    try:
-        report = testing.statistical_test(
-            pair,
-            epsilon=eps,
-            pairs=[([0], [1])],
+    try:  # StatDP's test of D = (0) against D′ = (1), at ε alone
+        tested = Epsilon.parse(eps)
+        config = Config(
+            claimed=tested.value,
+            epsilons=parse_epsilons(repr(eps)),
             samples=samples,
             selection_samples=max(2, samples // 5),
-            epsilons=[eps],
             seed=seed,
-            workers=1,
+            claim=tested.text,
         )
+        subject = subjects.from_sampled(pair, tested.value, pairs=[((0,), (1,))])
+        report = tester.run(subject, config, None)
     except Exception as failure:  # the tester refused this output: say so, decide nothing
         return Evidence(outcome.change, None, samples, f"not tested: {failure}")
     point = report.point_at(eps)

@@ -39,8 +39,8 @@ def _on_cluster(problem: Problem, options: Options, run: Callable[[], Result]) -
     if not problem.is_sequential:
         result = run()
         return replace(result, method=result.method + "; --cluster unused (not a sequence search)")
-    from faier.cluster.search import ClusterSearch
     from faier.engines.exact import hooks
+    from faier.engines.exact.cluster_search import ClusterSearch
 
     search = ClusterSearch(options.cluster)
     with hooks.sequence_search(search):

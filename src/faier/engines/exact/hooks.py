@@ -3,7 +3,7 @@
 ``engine`` asks :data:`SEQUENCE_SEARCH` for the search to run and falls back
 to ``branch_and_bound.merged_search``; a replacement takes the same
 arguments, fills the same ``SearchState`` with exact records only, and must
-give the same ε*(k) for every k (``faier.cluster.search`` splits the
+give the same ε*(k) for every k (``faier.engines.exact.cluster_search`` splits the
 frontier by prefix and runs the engine's own search on each part).
 """
 
