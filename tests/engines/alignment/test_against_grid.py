@@ -2,7 +2,9 @@
 
 Random small programs of the supported shape (an argmax, a noisy threshold test,
 released noisy answers, a released noisy sum, a sparse vector loop and Noisy Max
-as one loop — both proved for every n when proved —; Laplace or exponential
+as one loop — both proved for every n when proved —, SmartSum with a random block
+length and a loop releasing every m-th query — both branching on the loop counter,
+a choice in the proof for every n —; Laplace or exponential
 noise of a random scale) are given to the alignment engine at a random ε; whenever it
 proves the claim, the certified engine's ε* over the grid {0,1}ⁿ (an interval
 whose lower end is rounded down) must not exceed that ε.  About 1–2 s an
@@ -24,7 +26,38 @@ from faier.privacy.neighbours import EveryQuery, OneQuery
 from faier.privacy.specs import DifferentialPrivacy
 from faier.results import Verdict
 
-SHAPES = ("argmax", "threshold", "release", "sum", "loop", "max_loop")
+SHAPES = ("argmax", "threshold", "release", "sum", "loop", "max_loop", "blocks", "thinned")
+
+
+def _blocks(noise: Any, m: int) -> Callable[[Any, Any], Any]:
+    """SmartSum with block length m: branches on the counter (choices for every n)."""
+
+    def body(q: Any, ctx: Any) -> Any:
+        out, following, block = [], 0, 0
+        for i in range(len(q)):
+            if (i + 1) % m == 0:
+                following = block + q[i] + ctx.draw(noise)
+                block = 0
+            else:
+                following = following + q[i] + ctx.draw(noise)
+                block = block + q[i]
+            out.append(following)
+        return tuple(out)
+
+    return body
+
+
+def _thinned(noise: Any, m: int) -> Callable[[Any, Any], Any]:
+    """Every m-th query released: its cost grows with n under every-query neighbours."""
+
+    def body(q: Any, ctx: Any) -> Any:
+        out = []
+        for i in range(len(q)):
+            if i % m == 0:
+                out.append(q[i] + ctx.draw(noise))
+        return tuple(out)
+
+    return body
 
 
 def _max_loop(noise: Any) -> Callable[[Any, Any], Any]:
@@ -83,7 +116,11 @@ def programs(draw: st.DrawFn) -> tuple[Problem, str]:
     scale = draw(st.sampled_from([Fraction(1), Fraction(2), Fraction(3, 2), Fraction(4)]))
     exponential = shape in ("argmax", "max_loop") and draw(st.booleans())
     noise = faier.exponential(scale) if exponential else faier.laplace(0, scale)
-    if shape == "max_loop":
+    if shape == "blocks":  # longer blocks release sums of noise the grid engine refuses
+        body = _blocks(noise, draw(st.integers(1, 2)))
+    elif shape == "thinned":
+        body = _thinned(noise, draw(st.integers(1, 3)))
+    elif shape == "max_loop":
         body = _max_loop(noise)
     elif shape == "loop":
         below = faier.laplace(0, draw(st.sampled_from([Fraction(1), Fraction(2), Fraction(4)])))

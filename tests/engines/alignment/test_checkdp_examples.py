@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 import faier
+from faier.core.problem import Problem
+from faier.mechanisms.loader import load_module
 from faier.mechanisms.program import Program
 from faier.results import Enclosure, Verdict
 
@@ -19,7 +21,7 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "checkdp"
 
 @pytest.mark.parametrize(
     ("name", "claim"),
-    [("noisy_max", "1"), ("sparse_vector", "1"), ("gap_svt", "1"), ("smart_sum", "2")],
+    [("noisy_max", "1"), ("sparse_vector", "1"), ("gap_svt", "1")],
 )
 def test_correct_mechanisms_are_proved_for_every_input(name: str, claim: str) -> None:
     result = faier.verify(str(EXAMPLES / f"{name}.py"), claim, engine="alignment")
@@ -49,22 +51,39 @@ def test_bad_adaptive_svt_is_unknown_naming_what_the_certified_engine_refuses() 
     assert "a released number is a sum of 2 noise variables" in result.reason
 
 
-@pytest.mark.parametrize("n", [1, 2])
-def test_smart_sum_is_proved_at_every_length_it_can_read(n: int) -> None:
-    """SmartSum stops after T + 1 = 3 queries, so n = 1, 2 and 3 are every behaviour it
-    has (a longer input's later queries are never read); each is proved for every real
-    input (n = 3 above)."""
-    from dataclasses import replace
+def _smart_sum(m: int, t: int) -> Problem:
+    module = load_module(EXAMPLES / "smart_sum.py")
+    problem: Problem = module.smart_sum_with(m, t)
+    return problem
 
-    problem = faier.load_problem(str(EXAMPLES / "smart_sum.py"))
-    assert isinstance(problem.mechanism, Program)
-    shorter = replace(
-        problem, mechanism=replace(problem.mechanism, inputs=faier.grid(n, 2), symmetry=None)
-    )
-    result = faier.verify(shorter, "2", engine="alignment")
-    assert result.verdict is Verdict.HOLDS
-    assert result.proof is not None and result.proof.scope == "all inputs"
-    assert result.proof.data["queries"] == n
+
+def test_smart_sum_is_proved_for_every_n_m_and_t() -> None:
+    """CheckDP's alignment: each draw cancels the change of what it is added to — the
+    current query, and at a block's end the block sum, which differs by δ while it holds
+    the moved query — so the cost is |δ| where the query is read and |δ| where its block
+    ends: 2.  The branches on the counter are choices, so the proof is the same for every
+    block length M and cut-off T."""
+    for m, t in ((2, 2), (3, 7), (1, 0)):
+        result = faier.verify(_smart_sum(m, t), "2", engine="alignment")
+        assert result.verdict is Verdict.HOLDS
+        assert result.proof is not None and result.proof.scope == "all inputs"
+        data = result.proof.data
+        assert data["queries"] == "every n"
+        assert [(s["constant"], s["companion"]) for s in data["shifts"]] == [("0", "1")] * 2
+        assert data["distances"] == {"block": "0", "following": "0"}
+        assert data["moved"] == {"block": ["0", "1"], "following": ["0", "0"]}
+        assert data["largest_cost"] == "2"
+        assert data["counter_branches"] == ["line 23 `i > T`", "line 25 `(i + 1) % M == 0`"]
+
+
+def test_smart_sum_below_its_bound_is_refuted_on_the_grid() -> None:
+    """The grid of 2 queries has ε* = 2 exactly (the certified engine): a claim of 3/2
+    gets no proof, and the certified witness refutes it."""
+    grid = faier.epsilon(str(EXAMPLES / "smart_sum.py"), engine="certified").epsilon_star
+    assert isinstance(grid, Enclosure) and grid.closed_form == "2"
+    result = faier.verify(str(EXAMPLES / "smart_sum.py"), "3/2", engine="alignment")
+    assert result.verdict is Verdict.VIOLATED
+    assert result.certified_witness is not None and result.proof is None
 
 
 def test_bad_adaptive_svt_is_violated_through_a_post_processing() -> None:

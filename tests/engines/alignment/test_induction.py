@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -11,7 +12,9 @@ import faier
 from faier.core.budget import Budget
 from faier.core.problem import Problem
 from faier.engines.alignment import loops, states, walks
-from faier.privacy.neighbours import EveryQuery
+from faier.engines.alignment.values import NotAffine
+from faier.mechanisms.loader import load_module
+from faier.privacy.neighbours import EveryQuery, OneQuery
 from faier.privacy.specs import DifferentialPrivacy
 from faier.results import Verdict
 
@@ -75,7 +78,10 @@ def test_a_loop_reading_its_own_output_is_not_followed() -> None:
         states.explore(loops.split(reads_back.body), False, Budget(10, None))
 
 
-def test_counting_with_the_loop_index_is_not_followed() -> None:
+def test_a_counter_branch_whose_cost_grows_gets_no_proof_for_every_n() -> None:
+    """Releasing every other query is 1-DP per release: ⌈n/2⌉-DP, so not 2-DP for every n.
+    The branch on ``i % 2`` is a choice; the releasing branch costs 1 and can repeat."""
+
     @faier.program(inputs=faier.grid(2, 1))
     def every_other(q, ctx):  # type: ignore[no-untyped-def]
         out = []
@@ -88,7 +94,57 @@ def test_counting_with_the_loop_index_is_not_followed() -> None:
     result = faier.verify(problem, "2", engine="alignment")
     assert result.verdict is Verdict.HOLDS
     assert result.proof is not None and result.proof.data["queries"] == 2
-    assert "loop counter" in result.proof.data["every_n"]
+    assert "cost bounded" in result.proof.data["every_n"]
+    graph = states.explore(loops.split(every_other.body), False, Budget(10, None))
+    assert (
+        sorted(taken for step in graph.steps for _, taken in step.guards)
+        == [False] * 2 + [True] * 2
+    )
+
+
+def test_a_counter_branch_with_bounded_cost_is_proved_for_every_n() -> None:
+    """q[i] + Lap(1) released where i % 3 == 0: with one-query neighbours only the moved
+    query's release can differ, at cost 1, so 1-DP for every n (and not 1/2-DP)."""
+
+    @faier.program(inputs=faier.grid(2, 1))
+    def thinned(q, ctx):  # type: ignore[no-untyped-def]
+        out = []
+        for i in range(len(q)):
+            if i % 3 == 0:
+                out.append(q[i] + ctx.draw(faier.laplace(0, 1)))
+        return tuple(out)
+
+    problem = Problem("thinned", thinned, DifferentialPrivacy(OneQuery(1)))
+    result = faier.verify(problem, "1", engine="alignment")
+    assert result.verdict is Verdict.HOLDS
+    assert result.proof is not None and result.proof.data["queries"] == "every n"
+    (branch,) = result.proof.data["counter_branches"]
+    assert re.fullmatch(r"line \d+ `i % 3 == 0`", branch)
+    assert faier.verify(problem, "1/2", engine="alignment").verdict is Verdict.VIOLATED
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("if q[i] > i:", "a symbolic number combined with Index"),
+        ("if q[i + 1] > 0:", "a query read other than q[i]"),
+        ("if (i + q[i]) % 2 == 0:", "combined with Sym"),
+    ],
+)
+def test_the_counter_mixed_with_data_is_not_a_choice(line: str, why: str, tmp_path: Path) -> None:
+    source = (
+        "def body(q, ctx):\n"
+        "    out = []\n"
+        "    for i in range(len(q)):\n"
+        f"        {line}\n"
+        "            out.append(q[i] + ctx.draw(faier.laplace(0, 1)))\n"
+        "    return tuple(out)\n"
+    )
+    path = tmp_path / "counter_mixed.py"
+    path.write_text("import faier\n" + source)
+    module = load_module(path)
+    with pytest.raises((loops.NotALoop, NotAffine), match=re.escape(why)):
+        states.explore(loops.split(module.body), False, Budget(10, None))
 
 
 def test_the_largest_walk_and_costly_cycles() -> None:

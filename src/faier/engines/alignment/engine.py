@@ -248,6 +248,8 @@ def _every_n(
     if proof is None:
         return "no alignment of the loop keeps its cost bounded by ε for every n"
     duties = [synthesis.Obligation("path", 0, None, formula) for formula in proof.obligations]
+    if proof.costs:
+        duties.append(synthesis.Obligation("cost", 0, None, execute.either(list(proof.costs))))
     second = certificate.recheck(duties)
     if second.failure is not None:
         return f"z3 proved the loop's alignment but {second.failure}"
@@ -257,8 +259,10 @@ def _every_n(
     names = names_of(list(kinds))
     lines = induction.describe(proof, names, kinds, eps.text)
     lines.append(
-        f"  z3: {len(duties)} iteration obligations (the aligned iteration takes the same "
-        f"path, appends the same items, keeps the distances) unsat; {second.solver}: "
+        f"  z3: {len(proof.obligations)} iteration obligations (the aligned iteration takes "
+        "the same path, appends the same items, keeps the distances)"
+        + f" and one over the {len(proof.costs)} edge costs" * bool(proof.costs)
+        + f" unsat; {second.solver}: "
         + (f"the same {second.confirmed} unsat" if second.confirmed else "not re-checked")
     )
     data: dict[str, object] = {
@@ -279,6 +283,7 @@ def _every_n(
         "bounds_before_winner": {name: str(b) for name, b in proof.bounds},
         "largest_cost": str(proof.largest_cost),
         "epsilon": eps.text,
+        "counter_branches": [induction.guard_text(site) for site in proof.guards],
         "loop_states": proof.states,
         "iteration_paths": proof.steps,
         "obligations": len(duties),

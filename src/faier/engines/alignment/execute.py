@@ -201,6 +201,14 @@ class Run(Choices):
     outcomes: list[bool] = field(default_factory=list)
     companions: dict[int, Coefficients] = field(default_factory=dict)
     sides: dict[int, int] = field(default_factory=dict)
+    guards: list[tuple[str, bool]] = field(default_factory=list)
+    """Counter branches taken (``loops.Counter``): the program line, the outcome."""
+
+    def guard(self, site: str) -> bool:
+        """A branch on the loop counter and constants only: both outcomes, as a choice."""
+        taken = self.choose(2) == 0
+        self.guards.append((site, taken))
+        return taken
 
     def accompany(self, k: int, companion: Coefficients) -> None:
         self.companions[k] = companion

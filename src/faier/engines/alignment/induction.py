@@ -24,7 +24,7 @@ alignment can be inverted iteration by iteration, as at a fixed n.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import linecache
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -32,12 +32,14 @@ from typing import Any
 import z3
 
 from faier.core.budget import Budget
+from faier.engines.alignment import loops
 from faier.engines.alignment.execute import (
     Draw,
     Form,
     Pairs,
     Symbols,
     both,
+    either,
     form_term,
     holds,
     total,
@@ -59,23 +61,47 @@ class Loopproof:
     holes: tuple[tuple[str, str, Fraction, Fraction], ...]
     distances: tuple[tuple[str, Fraction], ...]
     moved: tuple[tuple[str, Fraction, Fraction], ...]
-    """One-query neighbours: each number's distance after the moved query, c + e·δ."""
+    """One-query neighbours: each number's distance while it holds the moved query, c + e·δ."""
     largest_cost: Fraction
     states: int
     steps: int
     obligations: tuple[z3.BoolRef, ...]
     bounds: tuple[tuple[str, Fraction], ...] = ()
     """Prophecy proofs: before the winner, aligned − original ≤ bound for each number."""
+    costs: tuple[z3.BoolRef, ...] = ()
+    """Per edge of the cost graph: its cost above the weight the walk used (each unsat,
+    checked as one disjunction)."""
+    guards: tuple[str, ...] = ()
+    """The program lines of counter branches, each taken both ways in every iteration."""
+    hides: tuple[tuple[str, str], ...] = ()
+    """Per draw line whose companion reads a loop-carried number: what its D cancels."""
+    modes: int = 0
+    """How many (state, mode) pairs a run can be in (one-query neighbours)."""
 
 
-MODES_EVERY = ("every",)
-MODES_ONE = ("still", "moved")
-TRANSITIONS = {
-    "every": (("every", "every", "free"),),
-    "one": (("still", "still", "zero"), ("still", "moved", "delta"), ("moved", "moved", "zero")),
-}
-"""(mode before, mode after, the query's change): every query moves by any Δ ≤ Δ₀; with
-one-query neighbours at most one iteration of a run reads the moved query, by δ."""
+Mode = tuple[str, frozenset[str]]
+"""("every" | "still" | "moved", the numbers holding the moved query).  With every-query
+neighbours every iteration's query moves by any |Δ| ≤ Δ₀ (one mode); with one-query
+neighbours a run is *still* until the iteration that reads the moved query (its change
+δ), then *moved*, and each loop-carried number whose value depends on the moved query
+(it reads it, a number that does, or a draw whose shift does) has the distance c + e·δ,
+every other number its still distance.  A number stops holding the moved query when it
+is overwritten (SmartSum's block sum at the end of a block)."""
+
+EVERY: Mode = ("every", frozenset())
+STILL: Mode = ("still", frozenset())
+MAX_MODES = 256
+
+
+@dataclass(frozen=True)
+class Move:
+    """One iteration path taken from one mode: the query's change and the mode after."""
+
+    step: int
+    before: Mode
+    after: Mode
+    change: str
+    """``free`` (every query: any |Δ| ≤ Δ₀), ``delta`` (the moved query, δ), ``zero``."""
 
 
 class Prover:
@@ -86,8 +112,7 @@ class Prover:
         self.unit = unit
         self.epsilon = epsilon
         self.one_query = one_query
-        self.modes = MODES_ONE if one_query else MODES_EVERY
-        self.transitions = TRANSITIONS["one" if one_query else "every"]
+        self.first = STILL if one_query else EVERY
         keys: list[tuple[str, str]] = [(d.site, "pre") for d in graph.pre_draws]
         for step in graph.steps:
             keys += [(d.site, _sel(side)) for d, side in zip(step.draws, step.sides, strict=True)]
@@ -100,22 +125,57 @@ class Prover:
         self.dist = {n: z3.Int(f"v{j}") for j, n in enumerate(self.names)}
         self.moved = {n: (z3.Int(f"m{j}"), z3.Int(f"e{j}")) for j, n in enumerate(self.names)}
         self.delta = z3.Real("delta")
-        self.reachable = self._reach()
+        self.moves, self.reachable = self._reach()
 
-    def _reach(self) -> set[tuple[int, str]]:
-        """The (state, mode) pairs a run can be in (the moved query read at most once)."""
-        seen = {(0, self.modes[0])}
-        todo = [(0, self.modes[0])]
+    def _holding(self, step: Step, holding: frozenset[str], read: bool) -> frozenset[str]:
+        """The numbers after ``step`` that hold the moved query: those reading it (``read``:
+        this iteration reads it), a number holding it, or a draw whose companion does."""
+        state = self.graph.states[step.source]
+
+        def holds_it(k: int) -> bool:
+            return k >= STATE and state.numbers[k - STATE] in holding
+
+        shifted = {
+            k
+            for k, comp in enumerate(step.companions)
+            if any((i == 0 and read) or holds_it(i) for i, _ in comp)
+        }
+        return frozenset(
+            name
+            for name, form in step.carried
+            if name in self.live
+            and (
+                (read and bool(form.inputs))
+                or any(holds_it(k) or (k < STATE and k in shifted) for k, _ in form.noise)
+            )
+        )
+
+    def _after(self, step: Step, mode: Mode) -> list[tuple[str, Mode]]:
+        if mode[0] == "every":
+            return [("free", EVERY)]
+        if mode[0] == "still":
+            return [("zero", STILL), ("delta", ("moved", self._holding(step, frozenset(), True)))]
+        return [("zero", ("moved", self._holding(step, mode[1], False)))]
+
+    def _reach(self) -> tuple[list[Move], set[tuple[int, Mode]]]:
+        """Every iteration path from every (state, mode) pair a run can be in."""
+        seen = {(0, self.first)}
+        todo = [(0, self.first)]
+        moves: list[Move] = []
         while todo:
             s, mode = todo.pop()
-            for step in self.graph.steps:
-                if step.source != s or step.target is None:
+            for j, step in enumerate(self.graph.steps):
+                if step.source != s:
                     continue
-                for before, after, _ in self.transitions:
-                    if before == mode and (step.target, after) not in seen:
+                for change, after in self._after(step, mode):
+                    moves.append(Move(j, mode, after, change))
+                    pair = (step.target, after)
+                    if step.target is not None and pair not in seen:
+                        if len(seen) >= MAX_MODES:
+                            raise loops.NotALoop(f"more than {MAX_MODES} (state, mode) pairs")
                         seen.add((step.target, after))
                         todo.append((step.target, after))
-        return seen
+        return moves, seen
 
     def holes(self) -> list[z3.ArithRef]:
         out = [*self.c.values(), *self.d.values(), *self.dist.values()]
@@ -124,18 +184,45 @@ class Prover:
         return out
 
     # shifts and distances under an assignment (z3 terms or numbers)
-    def shift(self, key: tuple[str, str], comp: Pairs, dx: Any, value: Any) -> Any:
+    def shift(
+        self,
+        key: tuple[str, str],
+        comp: Pairs,
+        dx: Any,
+        value: Any,
+        state: State | None = None,
+        mode: Mode = EVERY,
+        delta: Any = 0,
+    ) -> Any:
+        """c·Δ₀ + d·D: D the change the draw's companion cancels, the current query's
+        (``dx``) and the distances of the loop-carried numbers in it; after the loop
+        c·Δ₀ + d·δ (δ once the query has moved)."""
         c, d = value(self.c[key]), value(self.d[key])
-        if key[1] == "post":  # after the loop: c·Δ₀, plus d·δ once the query has moved
+        if key[1] == "post":
             return _val(c) * _val(self.unit) + _val(d) * _val(dx)
-        change = sum((coef for i, coef in comp if i == 0), Fraction(0))
-        return _val(c) * _val(self.unit) + _val(d) * _val(change) * _val(dx)
+        parts = [_val(coef) * _val(dx) for i, coef in comp if i == 0]
+        if state is not None:
+            parts += [
+                _val(coef) * self.distance(state.numbers[i - STATE], mode, delta, value)
+                for i, coef in comp
+                if i >= STATE
+            ]
+        return _val(c) * _val(self.unit) + _val(d) * total(parts)
 
-    def distance(self, name: str, mode: str, delta: Any, value: Any) -> Any:
-        if mode != "moved":
+    def distance(self, name: str, mode: Mode, delta: Any, value: Any) -> Any:
+        if name not in self.live:
+            return z3.RealVal(0)
+        if mode[0] != "moved" or name not in mode[1]:
             return _val(value(self.dist[name])) * _val(self.unit)
         c, e = self.moved[name]
         return _val(value(c)) * _val(self.unit) + _val(value(e)) * _val(delta)
+
+    def _shifts(self, step: Step, mode: Mode, dx: Any, delta: Any, value: Any) -> list[Any]:
+        state = self.graph.states[step.source]
+        return [
+            self.shift((d.site, _sel(side)), comp, dx, value, state, mode, delta)
+            for d, side, comp in zip(step.draws, step.sides, step.companions, strict=True)
+        ]
 
     def _aligned(
         self,
@@ -146,7 +233,7 @@ class Prover:
         y: Any,
         eta: Any,
         value: Any,
-        mode: str,
+        mode: Mode,
         delta: Any,
     ) -> tuple[Any, Any]:
         def var(k: int) -> Any:
@@ -163,22 +250,13 @@ class Prover:
         return original, aligned
 
     def step_goal(
-        self,
-        step: Step,
-        transition: tuple[str, str, str],
-        x: Any,
-        y: Any,
-        eta: Any,
-        value: Any,
-        delta: Any,
+        self, move: Move, x: Any, y: Any, eta: Any, value: Any, delta: Any
     ) -> tuple[list[Any], Any]:
-        """(hypothesis, goal) of one iteration path under one transition of the modes."""
-        before, after, _ = transition
+        """(hypothesis, goal) of one iteration path from one mode."""
+        step = self.graph.steps[move.step]
+        before = move.before
         state = self.graph.states[step.source]
-        shifts = [
-            self.shift((d.site, _sel(side)), comp, _val(y) - _val(x), value)
-            for d, side, comp in zip(step.draws, step.sides, step.companions, strict=True)
-        ]
+        shifts = self._shifts(step, before, _val(y) - _val(x), delta, value)
         hyp: list[Any] = []
         goal: list[Any] = []
         for cond in step.conditions:
@@ -201,10 +279,10 @@ class Prover:
             if name not in self.live:
                 continue
             original, aligned = self._aligned(form, state, shifts, x, y, eta, value, before, delta)
-            goal.append(aligned - original == self.distance(name, after, delta, value))
+            goal.append(aligned - original == self.distance(name, move.after, delta, value))
         return hyp, both(goal)
 
-    def _post_change(self, s: int, form: Form, mode: str, delta: Any, value: Any) -> Any:
+    def _post_change(self, s: int, form: Form, mode: Mode, delta: Any, value: Any) -> Any:
         state = self.graph.states[s]
         draws = self.graph.post[s][2]
         parts = []
@@ -212,14 +290,13 @@ class Prover:
             if k >= STATE:
                 parts.append(_val(c) * self.distance(state.numbers[k - STATE], mode, delta, value))
             else:
-                dx = delta if mode == "moved" else Fraction(0)
+                dx = delta if mode[0] == "moved" else Fraction(0)
                 parts.append(_val(c) * self.shift((draws[k].site, "post"), (), dx, value))
         return total(parts)
 
     def fixed(self, value: Any) -> list[Any]:
         """pre sets the distances; post releases equal numbers (for every δ: at 0 and Δ₀)."""
         out = []
-        first = self.modes[0]
         pre_shifts = [
             self.shift((d.site, "pre"), (), Fraction(0), value) for d in self.graph.pre_draws
         ]
@@ -227,32 +304,28 @@ class Prover:
             if name not in self.live:
                 continue
             change = total([_val(c) * pre_shifts[k] for k, c in form.noise if k < STATE])
-            out.append(change == self.distance(name, first, Fraction(0), value))
-        for s, forms, _ in self.graph.post:
-            for form in forms:
+            out.append(change == self.distance(name, self.first, Fraction(0), value))
+        for s, mode in sorted(self.reachable, key=repr):
+            for form in self.graph.post[s][1]:
                 if form.inputs:
                     out.append(z3.BoolVal(False))
-                for mode in self.modes:
-                    if (s, mode) not in self.reachable:
-                        continue
-                    points = (Fraction(0), self.unit) if mode == "moved" else (Fraction(0),)
-                    out += [self._post_change(s, form, mode, p, value) == 0 for p in points]
+                points = (Fraction(0), self.unit) if mode[0] == "moved" else (Fraction(0),)
+                out += [self._post_change(s, form, mode, p, value) == 0 for p in points]
         return out
 
     def _size(self, kind: str, shift: Any, scale: Fraction) -> Any:
         size = shift if kind == "exponential" else z3.If(shift >= 0, shift, -shift)
         return size / _val(scale)
 
-    def edge_cost(self, step: Step, value: Any, dx: Any) -> Any:
+    def edge_cost(self, move: Move, value: Any, dx: Any, delta: Any) -> Any:
+        step = self.graph.steps[move.step]
+        shifts = self._shifts(step, move.before, dx, delta, value)
         return total(
-            [
-                self._size(d.kind, self.shift((d.site, _sel(side)), comp, dx, value), d.scale)
-                for d, side, comp in zip(step.draws, step.sides, step.companions, strict=True)
-            ]
+            [self._size(d.kind, t, d.scale) for d, t in zip(step.draws, shifts, strict=True)]
         )
 
-    def post_cost(self, s: int, mode: str, delta: Any, value: Any) -> Any:
-        dx = delta if mode == "moved" else Fraction(0)
+    def post_cost(self, s: int, mode: Mode, delta: Any, value: Any) -> Any:
+        dx = delta if mode[0] == "moved" else Fraction(0)
         return total(
             [
                 self._size(d.kind, self.shift((d.site, "post"), (), dx, value), d.scale)
@@ -267,6 +340,30 @@ class Prover:
                 for d in self.graph.pre_draws
             ]
         )
+
+    def points(self, move: Move) -> tuple[tuple[Fraction, Fraction], ...]:
+        """(Δ, δ) where an edge's cost can be largest: each is convex in the change, so an
+        end point (a moved run's δ enters through the distances it cancels)."""
+        ends = (-self.unit, self.unit)
+        if move.change == "free":
+            return tuple((p, Fraction(0)) for p in ends)
+        if move.change == "delta":
+            return tuple((p, p) for p in ends)
+        if move.before[0] == "moved":
+            return tuple((Fraction(0), p) for p in ends)
+        return ((Fraction(0), Fraction(0)),)
+
+    def change_bounds(self, move: Move, x: Any, y: Any) -> list[Any]:
+        """What the current query's change and δ range over on one move."""
+        unit = _val(self.unit)
+        bounds = {
+            "free": [y - x <= unit, x - y <= unit],
+            "delta": [self.delta <= unit, -self.delta <= unit],
+            "zero": [],
+        }[move.change]
+        if self.one_query:
+            bounds += [self.delta <= unit, -self.delta <= unit]
+        return bounds
 
 
 def _number(term: Any) -> Fraction:
@@ -313,117 +410,125 @@ def prove(
 
         found = False
         duties = []
-        for step in graph.steps:
-            for transition in prover.transitions:
-                if (step.source, transition[0]) not in prover.reachable:
-                    continue
-                change = transition[2]
-                other = x if change == "zero" else (x + delta if change == "delta" else y)
-                hyp, goal = prover.step_goal(step, transition, x, other, sym.eta, value, delta)
-                bounds = {
-                    "free": [y - x <= _val(unit), x - y <= _val(unit)],
-                    "delta": [delta <= _val(unit), -delta <= _val(unit)],
-                    "zero": [],
-                }[change]
-                if one_query:
-                    bounds += [delta <= _val(unit), -delta <= _val(unit)]
-                formula = both([*bounds, *hyp, z3.Not(goal)])
-                duties.append(formula)
-                solver = z3.Solver()
-                solver.add(formula)
-                answer = solver.check()
-                if answer == z3.unknown:
-                    return None
-                if answer == z3.sat:
-                    found = True
-                    m = solver.model()
-                    xv, yv = _number(m.eval(x, True)), _number(m.eval(y, True))
-                    dv = _number(m.eval(delta, True))
-                    noise = {k: _number(m.eval(v, True)) for k, v in sym.noise.items()}
-                    ov = xv if change == "zero" else (xv + dv if change == "delta" else yv)
+        for move in prover.moves:
+            other = x if move.change == "zero" else (x + delta if move.change == "delta" else y)
+            hyp, goal = prover.step_goal(move, x, other, sym.eta, value, delta)
+            formula = both([*prover.change_bounds(move, x, y), *hyp, z3.Not(goal)])
+            duties.append(formula)
+            solver = z3.Solver()
+            solver.add(formula)
+            answer = solver.check()
+            if answer == z3.unknown:
+                return None
+            if answer == z3.sat:
+                found = True
+                m = solver.model()
+                xv, yv = _number(m.eval(x, True)), _number(m.eval(y, True))
+                dv = _number(m.eval(delta, True))
+                noise = {k: _number(m.eval(v, True)) for k, v in sym.noise.items()}
+                ov = xv if move.change == "zero" else (xv + dv if move.change == "delta" else yv)
 
-                    def eta(k: int, noise: dict[int, Fraction] = noise) -> Any:
-                        return noise.get(k, Fraction(0))
+                def eta(k: int, noise: dict[int, Fraction] = noise) -> Any:
+                    return noise.get(k, Fraction(0))
 
-                    _, g = prover.step_goal(step, transition, xv, ov, eta, lambda h: h, dv)
-                    synth.add(g)
+                _, g = prover.step_goal(move, xv, ov, eta, lambda h: h, dv)
+                synth.add(g)
         if found:
             continue
-        failure = _cost_failure(graph, prover, value, unit, epsilon)
+        failure = _cost_failure(graph, prover, value, epsilon)
         if failure is not None:
             synth.add(failure)
             continue
         pre = _number(z3.simplify(prover.pre_cost(value)))
-        edges, weights, _ = _cost_edges(graph, prover, value, unit)
-        top, _ = walks(edges, weights, (0, prover.modes[0]))
+        edges, weights, costs = _cost_edges(graph, prover, value)
+        top, _ = walks(edges, weights, (0, prover.first))
         assert top is not None
+        checks = _cost_checks(prover, value, weights, costs, x, y)
+        if checks is None:
+            return None
         return Loopproof(
             tuple((k[0], k[1], value(prover.c[k]) * unit, value(prover.d[k])) for k in prover.keys),
             tuple((n, value(prover.dist[n]) * unit) for n in prover.names),
             tuple(
                 (n, value(prover.moved[n][0]) * unit, value(prover.moved[n][1]))
                 for n in prover.names
-                if one_query
+                if one_query and any(n in mode[1] for _, mode in prover.reachable)
             ),
             pre + top,
             len(graph.states),
             len(graph.steps),
             tuple(duties),
+            costs=checks,
+            guards=tuple(dict.fromkeys(site for step in graph.steps for site, _ in step.guards)),
+            hides=_hides(graph),
+            modes=len(prover.reachable) if one_query else 0,
         )
     return None
 
 
-Cost = tuple[str, int, Fraction]
-"""What an edge costs: ("step", iteration path, Δ) or ("post", state, δ)."""
+def _hides(graph: Graph) -> tuple[tuple[str, str], ...]:
+    """Per draw line whose companion reads a loop-carried number: the companion's text."""
+    found: dict[str, list[str]] = {}
+    for step in graph.steps:
+        state = graph.states[step.source]
+        for d, comp in zip(step.draws, step.companions, strict=True):
+            carried = [state.numbers[i - STATE] for i, _ in comp if i >= STATE]
+            if carried:
+                terms = found.setdefault(d.site, [])
+                for name in [*carried, "q[i]"] if any(i == 0 for i, _ in comp) else carried:
+                    if name not in terms:
+                        terms.append(name)
+    return tuple((site, " + ".join(terms)) for site, terms in found.items())
+
+
+Cost = tuple[str, int, Fraction, Fraction]
+"""What an edge costs: ("step", move, Δ, δ) or ("post", state, δ, δ)."""
 
 
 def _cost_edges(
-    graph: Graph, prover: Prover, value: Any, unit: Fraction
-) -> tuple[list[Edge], list[Fraction], list[tuple[Cost, str]]]:
+    graph: Graph, prover: Prover, value: Any
+) -> tuple[list[Edge], list[Fraction], list[tuple[Cost, Mode]]]:
     """The cost graph over (state, mode), each edge at its worst change, and what it costs."""
     edges: list[Edge] = []
     weights: list[Fraction] = []
-    costs: list[tuple[Cost, str]] = []
-
-    def worst(term: Callable[[Fraction], Any], points: tuple[Fraction, ...]) -> Fraction:
-        return max(points, key=lambda p: _number(z3.simplify(term(p))))
-
-    for j, step in enumerate(graph.steps):
-        for before, after, change in prover.transitions:
-
-            def cost(dx: Fraction, step: Step = step) -> Any:
-                return prover.edge_cost(step, value, _val(dx))
-
-            dx = Fraction(0) if change == "zero" else worst(cost, (-unit, unit))
-            to = None if step.target is None else (step.target, after)
-            edges.append(((step.source, before), to, j, dx))
-            weights.append(_number(z3.simplify(cost(dx))))
-            costs.append((("step", j, dx), before))
-    for s, _, _ in graph.post:
-        for mode in prover.modes:
-
-            def post(d: Fraction, s: int = s, mode: str = mode) -> Any:
-                return prover.post_cost(s, mode, _val(d), value)
-
-            d = worst(post, (-unit, unit)) if mode == "moved" else Fraction(0)
-            edges.append(((s, mode), None, -1 - s, d))
-            weights.append(_number(z3.simplify(post(d))))
-            costs.append((("post", s, d), mode))
+    costs: list[tuple[Cost, Mode]] = []
+    for m, move in enumerate(prover.moves):
+        step = graph.steps[move.step]
+        points = prover.points(move)
+        prices = [
+            _number(z3.simplify(prover.edge_cost(move, value, _val(dx), _val(dl))))
+            for dx, dl in points
+        ]
+        worst = max(range(len(points)), key=lambda k: prices[k])
+        dx, dl = points[worst]
+        to = None if step.target is None else (step.target, move.after)
+        edges.append(((step.source, move.before), to, move.step, dx))
+        weights.append(prices[worst])
+        costs.append((("step", m, dx, dl), move.before))
+    for s, mode in sorted(prover.reachable, key=repr):
+        ends = (-prover.unit, prover.unit) if mode[0] == "moved" else (Fraction(0),)
+        prices = [_number(z3.simplify(prover.post_cost(s, mode, _val(p), value))) for p in ends]
+        worst = max(range(len(ends)), key=lambda k: prices[k])
+        edges.append(((s, mode), None, -1 - s, ends[worst]))
+        weights.append(prices[worst])
+        costs.append((("post", s, ends[worst], ends[worst]), mode))
     return edges, weights, costs
 
 
-def _cost_failure(
-    graph: Graph, prover: Prover, value: Any, unit: Fraction, epsilon: Fraction
-) -> Any | None:
+def _symbolic_cost(prover: Prover, cost: tuple[Cost, Mode], value: Any) -> Any:
+    (kind, index, dx, dl), mode = cost
+    if kind == "step":
+        return prover.edge_cost(prover.moves[index], value, _val(dx), _val(dl))
+    return prover.post_cost(index, mode, _val(dl), value)
+
+
+def _cost_failure(graph: Graph, prover: Prover, value: Any, epsilon: Fraction) -> Any | None:
     """A linear constraint on the holes that the candidate's cost breaks, or None."""
-    edges, weights, costs = _cost_edges(graph, prover, value, unit)
-    top, walk = walks(edges, weights, (0, prover.modes[0]))
+    edges, weights, costs = _cost_edges(graph, prover, value)
+    top, walk = walks(edges, weights, (0, prover.first))
 
     def symbolic(e: int) -> Any:
-        (kind, index, point), mode = costs[e]
-        if kind == "step":
-            return prover.edge_cost(graph.steps[index], lambda h: h, _val(point))
-        return prover.post_cost(index, mode, _val(point), lambda h: h)
+        return _symbolic_cost(prover, costs[e], lambda h: h)
 
     if top is None:
         return both([symbolic(e) <= 0 for e in walk])
@@ -431,6 +536,36 @@ def _cost_failure(
     if pre + top <= epsilon:
         return None
     return total([prover.pre_cost(lambda h: h), *(symbolic(e) for e in walk)]) <= _val(epsilon)
+
+
+def _cost_checks(
+    prover: Prover,
+    value: Any,
+    weights: list[Fraction],
+    costs: list[tuple[Cost, Mode]],
+    x: Any,
+    y: Any,
+) -> tuple[z3.BoolRef, ...] | None:
+    """Per edge: some change in its range costs more than the weight the walk used — each
+    must be unsatisfiable (the end-point argument, checked by the solvers instead of
+    trusted, all at once as one disjunction); None if z3 satisfies one."""
+    out = []
+    unit = _val(prover.unit)
+    delta = prover.delta
+    for weight, cost in zip(weights, costs, strict=True):
+        (kind, index, _, _), mode = cost
+        if kind == "step":
+            move = prover.moves[index]
+            dx = {"free": y - x, "delta": delta, "zero": z3.RealVal(0)}[move.change]
+            term = prover.edge_cost(move, value, dx, delta)
+            bounds = prover.change_bounds(move, x, y)
+        else:
+            term = prover.post_cost(index, mode, delta, value)
+            bounds = [delta <= unit, -delta <= unit]
+        out.append(both([*bounds, term > _val(weight)]))
+    solver = z3.Solver()
+    solver.add(either(out))
+    return tuple(out) if solver.check() == z3.unsat else None
 
 
 def describe(
@@ -446,6 +581,7 @@ def describe(
             else "(side selectors):"
         )
     ]
+    hides = dict(proof.hides)
     for site, selector, c, d in proof.holes:
         where = {
             "pre": "before the loop",
@@ -458,13 +594,27 @@ def describe(
         }.get(selector, selector)
         symbol = "δ" if selector == "post" else "D"
         text = _affine(c, d, symbol)
+        if d and site in hides and selector != "post":
+            text += f", D = −(the change of {hides[site]}; a carried number's is its distance)"
         lines.append(f"  {names.get(site, site)} {kinds[site].describe()}, {where}: shift {text}")
     for name, distance in proof.distances:
         lines.append(f"  loop-carried {name}: aligned value = value + {distance}")
     for name, c, e in proof.moved:
         lines.append(
-            f"  loop-carried {name} once the moved query is read: aligned value = value + "
+            f"  loop-carried {name} while it holds the moved query: aligned value = value + "
             + _affine(c, e, "δ")
+        )
+    if proof.modes:
+        lines.append(
+            f"  one-query neighbours: {proof.modes} (state, mode) pairs, a mode being still "
+            "(the moved query not read yet) or moved with the numbers holding it"
+        )
+    if proof.guards:
+        shown = "; ".join(guard_text(site) for site in proof.guards)
+        lines.append(
+            f"  counter branches ({shown}) read only the loop counter and constants: either "
+            "outcome is taken in every iteration (a nondeterministic choice), so the proof "
+            "covers every value of the constants"
         )
     for name, bound in proof.bounds:
         lines.append(
@@ -476,8 +626,20 @@ def describe(
     lines.append(
         f"  cost over every run (no costly iteration repeats): at most {proof.largest_cost} "
         f"≤ ε = {epsilon}"
+        + (
+            f", each of the {len(proof.costs)} edge costs checked by the solvers"
+            if proof.costs
+            else ""
+        )
     )
     return lines
+
+
+def guard_text(site: str) -> str:
+    """``line 17 `(i + 1) % M == 0` `` from a counter branch's site."""
+    path, _, line = site.rpartition(":")
+    text = linecache.getline(path, int(line)).strip().removeprefix("if ").removesuffix(":")
+    return f"line {line} `{text}`" if text else f"line {line}"
 
 
 def _affine(c: Fraction, d: Fraction, symbol: str) -> str:

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import ast
 import inspect
+import sys
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from types import CodeType
 from typing import Any
 
@@ -53,17 +55,27 @@ class _Escape(ast.NodeTransformer):
 
 
 class Index:
-    """The loop counter of an iteration: the first or a later one, nothing more."""
+    """The loop counter of an iteration: the first or a later one, nothing more.
 
-    __slots__ = ("first",)
+    ``i == 0`` is decided exactly (the first iteration).  Arithmetic on the counter
+    gives a :class:`Counter`, whose comparisons with constants are *counter
+    branches*: both outcomes are taken, as a nondeterministic choice of the run
+    (``Guard``), so a proof covers every value of the counter and of the constants
+    (SmartSum's ``(i + 1) % M == 0`` and ``i > T``)."""
 
-    def __init__(self, first: bool) -> None:
+    __slots__ = ("first", "run")
+
+    def __init__(self, first: bool, run: Any = None) -> None:
         self.first = first
+        self.run = run
 
     def __eq__(self, other: object) -> bool:
-        if other == 0 and isinstance(other, int):
+        if isinstance(other, int) and not isinstance(other, bool) and other == 0:
             return self.first
-        raise NotALoop("the loop counter compared with a number other than 0")
+        return self._compare(other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
 
     def __hash__(self) -> int:
         return hash("index")
@@ -71,11 +83,67 @@ class Index:
     def __repr__(self) -> str:
         return "i"
 
-    def _refuse(self, *_: Any) -> Any:
-        raise NotALoop("the loop counter used in arithmetic or an order comparison")
+    def _arithmetic(self, other: Any) -> Counter:
+        return Counter(self.run)._operand(other)
 
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __mod__ = _refuse
-    __lt__ = __le__ = __gt__ = __ge__ = _refuse
+    def _compare(self, other: Any) -> bool:
+        return Counter(self.run)._branch(other)
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _arithmetic
+    __mod__ = __floordiv__ = _arithmetic
+    __lt__ = __le__ = __gt__ = __ge__ = _compare
+
+
+class Counter:
+    """An integer computed from the loop counter and constants only (``(i + 1) % M``):
+    never stored, never mixed with data or noise; its comparisons are counter branches."""
+
+    __slots__ = ("run",)
+
+    def __init__(self, run: Any) -> None:
+        self.run = run
+
+    def _operand(self, other: Any) -> Counter:
+        if isinstance(other, Counter | Index) or (
+            isinstance(other, int | Fraction) and not isinstance(other, bool)
+        ):
+            return self
+        raise NotALoop(
+            f"the loop counter combined with {type(other).__name__} (only with integer "
+            "constants and the counter itself)"
+        )
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _operand
+    __mod__ = __rmod__ = __floordiv__ = __rfloordiv__ = _operand
+
+    def _branch(self, other: Any) -> bool:
+        self._operand(other)
+        if self.run is None or not hasattr(self.run, "guard"):
+            raise NotALoop("the loop counter compared outside an iteration")
+        frame = sys._getframe(1)
+        while frame.f_back is not None and frame.f_code.co_filename == __file__:
+            frame = frame.f_back
+        return bool(self.run.guard(f"{frame.f_code.co_filename}:{frame.f_lineno}"))
+
+    __lt__ = __le__ = __gt__ = __ge__ = _branch
+
+    def __eq__(self, other: object) -> bool:
+        return self._branch(other)
+
+    def __ne__(self, other: object) -> bool:
+        return self._branch(other)
+
+    def __bool__(self) -> bool:
+        return self._branch(0)
+
+    def __hash__(self) -> int:
+        raise NotALoop("the loop counter used as a key")
+
+    def __index__(self) -> int:
+        raise NotALoop("an expression of the loop counter used as an index")
+
+    def __repr__(self) -> str:
+        return "counter"
 
 
 STORED_INDEX = "«i»"
@@ -157,7 +225,7 @@ class Loop:
         space[self.context] = ctx
         space["_Break"], space["_Continue"], space["_Return"] = _Break, _Continue, _Return
         if current is not None:
-            space[self.target] = Index(first) if self.by_index else current
+            space[self.target] = Index(first, ctx) if self.by_index else current
         try:
             exec(code, space)
         except _Break:

@@ -304,8 +304,8 @@ class Prophecy:
         for step in self.graph.steps:
             modes = {m for (s, m) in self.reachable if s == step.source}
             if modes & {"pending0", "pending1"}:
-                for other in self.graph.steps:
-                    if other.source == step.source:
+                for other in self.graph.steps:  # the counter branches are the same in both
+                    if other.source == step.source and other.guards == step.guards:
                         out.append(("pending", step, other))
                 if step.stored:
                     out.append(("winner", step, step))

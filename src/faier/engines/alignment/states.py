@@ -40,11 +40,16 @@ class State:
     lists: tuple[str, ...]
     stopped: bool = False
     """The loop broke off here: only the code after the loop runs from it."""
+    pure: tuple[str, ...] = ()
+    """Numbers that hold no noise (a running sum of queries, SmartSum's block sum): as at a
+    fixed n, such a number is a *fresh* part of a form, so a draw first added to it has it
+    in its companion, and the draw's shift can cancel its distance."""
 
     def materialise(self, run: Run, after: bool = False) -> dict[str, Any]:
         env: dict[str, Any] = dict(self.concrete)
         for j, name in enumerate(self.numbers):
-            env[name] = Sym({}, {STATE + j: Fraction(1)}, Fraction(0), {}, run)
+            mine = {STATE + j: Fraction(1)}
+            env[name] = Sym({}, mine, Fraction(0), mine if name in self.pure else {}, run)
         for name in self.lists:
             env[name] = loops.Accumulator(after)
         return env
@@ -64,6 +69,9 @@ class Step:
     carried: tuple[tuple[str, Form], ...]
     stored: frozenset[str] = frozenset()
     """Names this iteration set to its loop counter (``best = i``)."""
+    guards: tuple[tuple[str, bool], ...] = ()
+    """The counter branches this path took (program line, outcome): choices, not
+    conditions, since they read no data and no noise."""
 
 
 @dataclass
@@ -84,11 +92,14 @@ def _abstract(
     concrete: list[tuple[str, Hashable]] = []
     numbers: list[tuple[str, Form]] = []
     lists: list[str] = []
+    pure: list[str] = []
     for name in sorted(env):
         value = env[name]
         if isinstance(value, Sym):
             if value.inputs or value.noise:
                 numbers.append((name, freeze(value)))
+                if value.fresh == {**value.inputs, **value.noise}:
+                    pure.append(name)
             else:
                 concrete.append((name, value.const))
         elif isinstance(value, loops.Accumulator):
@@ -105,7 +116,8 @@ def _abstract(
             continue
         else:
             raise loops.NotALoop(f"the loop carries {name} = {type(value).__name__}")
-    state = State(first, tuple(concrete), tuple(n for n, _ in numbers), tuple(lists), stopped)
+    names = tuple(n for n, _ in numbers)
+    state = State(first, tuple(concrete), names, tuple(lists), stopped, tuple(pure))
     return state, tuple(numbers)
 
 
@@ -160,6 +172,7 @@ def explore(loop: loops.Loop, integer: bool, budget: Budget) -> Graph:
                     step.emitted,
                     step.carried,
                     step.stored,
+                    step.guards,
                 )
             )
             if len(graph.steps) > MAX_STEPS:
@@ -219,6 +232,7 @@ def _iterations(
             emitted,
             carried,
             stored,
+            tuple(run.guards),
         )
         out.append((step, target))
         if not advance(prefix, run):
