@@ -123,6 +123,29 @@ def test_a_counter_branch_with_bounded_cost_is_proved_for_every_n() -> None:
     assert faier.verify(problem, "1/2", engine="alignment").verdict is Verdict.VIOLATED
 
 
+def test_each_counter_branch_decides_its_own_comparisons() -> None:
+    """Both counter branches compare a fresh draw first: the exponential one always holds
+    (≥ 0), the Laplace one may fail and then releases q[i] exactly (no finite ε).  The
+    feasibility of the second must not be read off the first's."""
+
+    @faier.program(inputs=faier.grid(2, 1))
+    def leaky(q, ctx):  # type: ignore[no-untyped-def]
+        out = []
+        for i in range(len(q)):
+            if i % 2 == 0:
+                out.append(ctx.draw(faier.exponential(1)) >= 0)
+            elif q[i] + ctx.draw(faier.laplace(0, 1)) >= 0:
+                out.append(True)
+            else:
+                out.append(q[i])
+        return tuple(out)
+
+    graph = states.explore(loops.split(leaky.body), False, Budget(10, None))
+    assert any(step.emitted for step in graph.steps)  # the exact release is a path
+    problem = Problem("leaky", leaky, DifferentialPrivacy(OneQuery(1)))
+    assert faier.verify(problem, "1", engine="alignment").verdict is Verdict.VIOLATED
+
+
 @pytest.mark.parametrize(
     ("line", "why"),
     [

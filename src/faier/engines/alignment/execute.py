@@ -199,6 +199,7 @@ class Run(Choices):
     draws: list[Draw] = field(default_factory=list)
     conditions: list[Condition] = field(default_factory=list)
     outcomes: list[bool] = field(default_factory=list)
+    """Every choice so far (branch outcomes and counter branches): the path's key."""
     companions: dict[int, Coefficients] = field(default_factory=dict)
     sides: dict[int, int] = field(default_factory=dict)
     guards: list[tuple[str, bool]] = field(default_factory=list)
@@ -208,6 +209,7 @@ class Run(Choices):
         """A branch on the loop counter and constants only: both outcomes, as a choice."""
         taken = self.choose(2) == 0
         self.guards.append((site, taken))
+        self.outcomes.append(taken)  # the feasibility cache is keyed by every choice so far
         return taken
 
     def accompany(self, k: int, companion: Coefficients) -> None:
