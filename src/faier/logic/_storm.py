@@ -192,13 +192,9 @@ def _children(node: Formula) -> tuple[Formula, ...]:
     return ()
 
 
-class StormRows(CheckedRows):
-    """A Storm-built chain's rows, each converted to Fractions the first time it is read.
-
-    Storm's matrix stays the model: :class:`StormSystem` checks on it
-    directly, and the rows are checked in bulk where the chain is built, so a
-    check that reads no row never converts one.
-    """
+class _StormStates:
+    """A Storm-built model's states by name over its sparse matrix (the model kept alive
+    with it): what the chain's rows and the MDP's choices both read."""
 
     def __init__(self, model: Any, states: tuple[str, ...]) -> None:
         self.model = model
@@ -206,17 +202,14 @@ class StormRows(CheckedRows):
         self.matrix = model.transition_matrix
         self.states = states
         self.index = {state: i for i, state in enumerate(states)}
-        self._rows: dict[str, dict[str, Fraction]] = {}
 
-    def __getitem__(self, state: str) -> dict[str, Fraction]:
-        row = self._rows.get(state)
-        if row is None:
-            row = {}
-            for entry in self.matrix.get_row(self.index[state]):
-                target = self.states[entry.column]
-                row[target] = row.get(target, Fraction(0)) + to_fraction(entry.value)
-            self._rows[state] = row
-        return row
+    def distribution(self, row: int) -> dict[str, Fraction]:
+        """One matrix row (a chain's state, an MDP's choice) as target state → Fraction."""
+        distribution: dict[str, Fraction] = {}
+        for entry in self.matrix.get_row(row):
+            target = self.states[entry.column]
+            distribution[target] = distribution.get(target, Fraction(0)) + to_fraction(entry.value)
+        return distribution
 
     def __contains__(self, state: object) -> bool:
         return state in self.index
@@ -226,6 +219,25 @@ class StormRows(CheckedRows):
 
     def __len__(self) -> int:
         return len(self.states)
+
+
+class StormRows(_StormStates, CheckedRows):
+    """A Storm-built chain's rows, each converted to Fractions the first time it is read.
+
+    Storm's matrix stays the model: :class:`StormSystem` checks on it
+    directly, and the rows are checked in bulk where the chain is built, so a
+    check that reads no row never converts one.
+    """
+
+    def __init__(self, model: Any, states: tuple[str, ...]) -> None:
+        super().__init__(model, states)
+        self._rows: dict[str, dict[str, Fraction]] = {}
+
+    def __getitem__(self, state: str) -> dict[str, Fraction]:
+        row = self._rows.get(state)
+        if row is None:
+            row = self._rows[state] = self.distribution(self.index[state])
+        return row
 
 
 def choice_names(rows: range, namer: Callable[[int], tuple[str, str]]) -> dict[str, int]:
@@ -257,7 +269,7 @@ def choice_names(rows: range, namer: Callable[[int], tuple[str, str]]) -> dict[s
     return named
 
 
-class StormChoices(CheckedChoices):
+class StormChoices(_StormStates, CheckedChoices):
     """A Storm-built MDP's choices per state, named and converted the first time they are read.
 
     ``namer`` gives a choice's action label and command origin from its
@@ -269,10 +281,7 @@ class StormChoices(CheckedChoices):
     def __init__(
         self, model: Any, states: tuple[str, ...], namer: Callable[[int], tuple[str, str]]
     ) -> None:
-        self.model = model
-        self.matrix = model.transition_matrix
-        self.states = states
-        self.index = {state: i for i, state in enumerate(states)}
+        super().__init__(model, states)
         self.namer = namer
         self._choices: dict[str, _StateChoices] = {}
 
@@ -284,23 +293,6 @@ class StormChoices(CheckedChoices):
             choices = _StateChoices(self, choice_names(rows, self.namer))
             self._choices[state] = choices
         return choices
-
-    def row(self, row: int) -> dict[str, Fraction]:
-        """One choice's distribution, converted to Fractions."""
-        distribution: dict[str, Fraction] = {}
-        for entry in self.matrix.get_row(row):
-            target = self.states[entry.column]
-            distribution[target] = distribution.get(target, Fraction(0)) + to_fraction(entry.value)
-        return distribution
-
-    def __contains__(self, state: object) -> bool:
-        return state in self.index
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.states)
-
-    def __len__(self) -> int:
-        return len(self.states)
 
 
 class _StateChoices(Mapping[str, Mapping[str, Fraction]]):
@@ -314,7 +306,7 @@ class _StateChoices(Mapping[str, Mapping[str, Fraction]]):
     def __getitem__(self, name: str) -> dict[str, Fraction]:
         distribution = self._converted.get(name)
         if distribution is None:
-            distribution = self.owner.row(self.rows[name])
+            distribution = self.owner.distribution(self.rows[name])
             self._converted[name] = distribution
         return distribution
 
