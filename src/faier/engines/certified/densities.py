@@ -25,7 +25,7 @@ Two shapes are decided:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -135,15 +135,24 @@ def same_noise(shapes: Sequence[dict[Hashable, tuple[Shifted, ...]]]) -> bool:
     return True
 
 
-def separable_loss(a: tuple[Shifted, ...], b: tuple[Shifted, ...]) -> Fraction | None:
-    """sup over outputs of ln(density under a / density under b), exactly (None: ∞)."""
-    total = Fraction(0)
+def released_pairs(
+    a: tuple[Shifted, ...], b: tuple[Shifted, ...]
+) -> Iterator[tuple[Shifted, Shifted]]:
+    """The released numbers of two neighbouring inputs side by side; numbers drawn with
+    different noise have no closed-form loss here (:class:`Unsupported`)."""
     for x, y in zip(a, b, strict=True):
         if x.noise != y.noise:
             raise Unsupported(
                 "neighbouring inputs release numbers with different noise "
                 f"({x.noise.describe()} and {y.noise.describe()})"
             )
+        yield x, y
+
+
+def separable_loss(a: tuple[Shifted, ...], b: tuple[Shifted, ...]) -> Fraction | None:
+    """sup over outputs of ln(density under a / density under b), exactly (None: ∞)."""
+    total = Fraction(0)
+    for x, y in released_pairs(a, b):
         d = x.shift - y.shift
         if x.noise.kind == "laplace":
             total += abs(d) / x.noise.scale

@@ -59,12 +59,7 @@ def numbers_table(inputs: tuple[Hashable, ...], runs: Sequence[Sequence[Path]]) 
 
 def _mu2(a: tuple[densities.Shifted, ...], b: tuple[densities.Shifted, ...]) -> Fraction:
     total = Fraction(0)
-    for x, y in zip(a, b, strict=True):
-        if x.noise != y.noise:
-            raise Unsupported(
-                "neighbouring inputs release numbers with different noise "
-                f"({x.noise.describe()} and {y.noise.describe()})"
-            )
+    for x, y in densities.released_pairs(a, b):
         total += ((x.shift - y.shift) / x.noise.scale) ** 2
     return total
 
