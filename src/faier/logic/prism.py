@@ -158,6 +158,21 @@ class _Given:
         )
 
 
+def _constants_once(
+    constants: Mapping[str, str] | None, overrides: Mapping[str, str] | None, source: str
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The constants given with ``--set`` and with ``--const``; one given with both is refused."""
+    constants, overrides = dict(constants or {}), dict(overrides or {})
+    twice = [name for name in overrides if name in constants]
+    if twice:
+        raise ModelError(
+            f"{twice[0]} is given with both --set and --const",
+            where=source,
+            fix="give each constant once",
+        )
+    return constants, overrides
+
+
 def load_prism(
     path: str | Path,
     constants: Mapping[str, str] | None = None,
@@ -177,14 +192,7 @@ def load_prism(
     source = str(path)
     text = read_text_file(Path(path), source)  # missing, a folder, not UTF-8: before Storm reads it
     program = _parse(Path(path), source)
-    constants, overrides = dict(constants or {}), dict(overrides or {})
-    twice = [name for name in overrides if name in constants]
-    if twice:
-        raise ModelError(
-            f"{twice[0]} is given with both --set and --const",
-            where=source,
-            fix="give each constant once",
-        )
+    constants, overrides = _constants_once(constants, overrides, source)
     if overrides:
         program = _override(program, Path(path), source, overrides)
     try:
@@ -257,14 +265,7 @@ def load_jani(
     source = str(path)
     if not Path(path).is_file():
         raise ModelError("file not found", where=source, fix="check the path and the file name")
-    constants, overrides = dict(constants or {}), dict(overrides or {})
-    twice = [name for name in overrides if name in constants]
-    if twice:
-        raise ModelError(
-            f"{twice[0]} is given with both --set and --const",
-            where=source,
-            fix="give each constant once",
-        )
+    constants, overrides = _constants_once(constants, overrides, source)
     model, document = _parse_jani(Path(path), source, overrides)
     kind = str(model.model_type).rsplit(".", 1)[-1]
     if kind not in ("DTMC", "MDP"):
