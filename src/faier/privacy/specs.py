@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from faier.errors import SpecError
 from faier.model.distribution import Distribution
@@ -32,6 +32,29 @@ class Comparison(Generic[InputT]):
     def swapped(self) -> Comparison[InputT]:
         """The same pair in the other order."""
         return Comparison(self.right, self.left, self.right_name, self.left_name, self.kind)
+
+
+class Priors(Protocol):
+    """Two named priors over inputs (a :class:`Comparison`, or its symbolic counterpart)."""
+
+    @property
+    def left(self) -> Any: ...
+    @property
+    def right(self) -> Any: ...
+    @property
+    def left_name(self) -> str: ...
+    @property
+    def right_name(self) -> str: ...
+
+
+def check_priors_on(pair: Priors, known: set[Any]) -> None:
+    """Refuse a prior that puts mass outside the mechanism's inputs."""
+    for prior, name in ((pair.left, pair.left_name), (pair.right, pair.right_name)):
+        for x in prior.support():
+            if x not in known:
+                raise SpecError(
+                    f"prior {name!r} puts mass on {show_input(x)}, which is not an input"
+                )
 
 
 @dataclass(frozen=True)
@@ -69,12 +92,7 @@ class Pufferfish:
         known = set(inputs)
         out: list[Comparison[Hashable]] = []
         for pair in self.pairs:
-            for dist, name in ((pair.left, pair.left_name), (pair.right, pair.right_name)):
-                for x in dist.support():
-                    if x not in known:
-                        raise SpecError(
-                            f"prior {name!r} puts mass on {show_input(x)}, which is not an input"
-                        )
+            check_priors_on(pair, known)
             out.extend((pair, pair.swapped()))
         if not out:
             raise SpecError("a Pufferfish specification needs at least one pair of priors")

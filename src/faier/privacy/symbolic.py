@@ -24,9 +24,8 @@ from faier.errors import SpecError
 from faier.model.constraints import Constraint
 from faier.model.distribution import Distribution
 from faier.model.parameters import Parameter
-from faier.model.values import show_input
 from faier.privacy.datamodel import Attribute, DataModel, Dataset, Independent, Secret
-from faier.privacy.specs import Comparison, Pufferfish
+from faier.privacy.specs import Comparison, Pufferfish, check_priors_on
 
 if TYPE_CHECKING:
     import sympy
@@ -198,12 +197,7 @@ class ParametricPufferfish:
         fixed = self.values()
         out: list[SymbolicComparison] = []
         for pair in self.pairs:
-            for dist, name in ((pair.left, pair.left_name), (pair.right, pair.right_name)):
-                for x in dist.support():
-                    if x not in known:
-                        raise SpecError(
-                            f"prior {name!r} puts mass on {show_input(x)}, which is not an input"
-                        )
+            check_priors_on(pair, known)
             current = pair.substitute(fixed) if fixed else pair
             out.extend((current, current.swapped()))
         if not out:
