@@ -22,6 +22,7 @@ Public modules:
 from faier import results as _results
 from faier.api import audit, epsilon, load_problem, pld, verify
 from faier.assertions import Assurance, assert_private
+from faier.core import engine as _engine
 from faier.core.options import Options
 from faier.core.problem import Problem
 from faier.errors import FaierError, InputError
@@ -91,3 +92,12 @@ def _html_fragment(report: object) -> str:
 
 
 _results.use_html_renderer(_html_fragment)
+
+# The built-in engines, in the order ``--engine auto`` asks them: the registry (core) sits
+# below the engines and is told their entry modules here, each imported on first use.
+_engine.declare_builtin("certified", "faier.engines.certified.entry")
+_engine.declare_builtin("exact", "faier.engines.exact.entry")
+_engine.declare_builtin("smt", "faier.engines.smt.entry")
+_engine.declare_builtin("statistical", "faier.engines.statistical.entry")
+_engine.declare_builtin("alignment", "faier.engines.alignment.entry")
+_engine.declare_builtin("dpctl", "faier.logic.entry")

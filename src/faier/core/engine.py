@@ -5,8 +5,9 @@ An engine answers privacy questions about a :class:`Problem` its own way
 :class:`~faier.results.Result`.  It says which problems it accepts, giving the
 reason when it does not; ``--engine auto`` asks each registered engine in
 order and takes the first that accepts.  Adding an engine is one module with
-a class that follows :class:`Engine` and one :func:`register` call (or one
-line in :data:`BUILTIN`): nothing else in faier changes.
+a class that follows :class:`Engine` and one :func:`register` call (or, for
+a built-in one, one :func:`declare_builtin` line in ``faier/__init__.py``):
+nothing else in faier changes.
 
 Built-in engines are imported on first use, so asking the exact engine never
 loads the SMT solvers or sympy.
@@ -79,15 +80,25 @@ class Engine(Protocol):
         ...
 
 
-BUILTIN: dict[str, str] = {
-    "certified": "faier.engines.certified.entry",
-    "exact": "faier.engines.exact.entry",
-    "smt": "faier.engines.smt.entry",
-    "statistical": "faier.engines.statistical.entry",
-    "alignment": "faier.engines.alignment.entry",
-    "dpctl": "faier.logic.entry",
-}
-"""Built-in engines in the order ``auto`` asks them: name → module defining ``ENGINE``."""
+_builtin: dict[str, str] = {}
+"""Built-in engines in the order ``auto`` asks them: name → module defining ``ENGINE``.
+
+The package declares them (``faier/__init__.py``, :func:`declare_builtin`):
+the registry sits below every engine and names none of them itself."""
+
+
+def declare_builtin(name: str, module: str) -> None:
+    """Add a built-in engine, after those declared before it, by the module that defines
+    its ``ENGINE``: imported on first use, so asking one engine never loads another."""
+    if name in _builtin or name == "auto":
+        raise ValueError(f"an engine named {name!r} is already declared")
+    _builtin[name] = module
+
+
+def builtin() -> dict[str, str]:
+    """The built-in engines' names and modules, in ``auto``'s order."""
+    return dict(_builtin)
+
 
 _loaded: dict[str, Engine] = {}
 _added: dict[str, Engine] = {}
@@ -97,7 +108,7 @@ def register(engine: Engine) -> None:
     """Add an engine (after the built-in ones in ``auto``'s order); a name is taken once."""
     if not isinstance(engine, Engine):
         raise TypeError(f"{engine!r} does not follow the Engine protocol")
-    if engine.name in BUILTIN or engine.name in _added or engine.name == "auto":
+    if engine.name in _builtin or engine.name in _added or engine.name == "auto":
         raise ValueError(f"an engine named {engine.name!r} is already registered")
     _added[engine.name] = engine
 
@@ -109,21 +120,21 @@ def unregister(name: str) -> None:
 
 def names() -> tuple[str, ...]:
     """Every engine's name, in ``auto``'s order."""
-    return (*BUILTIN, *_added)
+    return (*_builtin, *_added)
 
 
 def get(name: str) -> Engine:
     """The engine called ``name``; bad input if there is none."""
     if name in _added:
         return _added[name]
-    if name not in BUILTIN:
+    if name not in _builtin:
         raise SpecError(
             f"unknown engine {name!r}",
             where="--engine",
             fix=f"choose auto or one of {', '.join(names())} (see 'faier engines')",
         )
     if name not in _loaded:
-        engine = importlib.import_module(BUILTIN[name]).ENGINE
+        engine = importlib.import_module(_builtin[name]).ENGINE
         assert isinstance(engine, Engine)
         _loaded[name] = engine
     return _loaded[name]
