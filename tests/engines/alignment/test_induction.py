@@ -146,6 +146,38 @@ def test_each_counter_branch_decides_its_own_comparisons() -> None:
     assert faier.verify(problem, "1", engine="alignment").verdict is Verdict.VIOLATED
 
 
+def test_a_stored_counter_and_the_counter_s_truth_are_not_constants() -> None:
+    """``last == 0`` (a counter stored earlier) and ``not i`` hold in some iteration: the
+    exact release behind each must be a path of the loop, so neither is proved."""
+
+    @faier.program(inputs=faier.grid(2, 1))
+    def after_the_first(q, ctx):  # type: ignore[no-untyped-def]
+        out, last = [], -1
+        for i in range(len(q)):
+            if last == 0:
+                out.append(q[i])
+            else:
+                out.append(q[i] + ctx.draw(faier.laplace(0, 1)))
+            last = i
+        return tuple(out)
+
+    @faier.program(inputs=faier.grid(2, 1))
+    def the_first(q, ctx):  # type: ignore[no-untyped-def]
+        out = []
+        for i in range(len(q)):
+            if not i:
+                out.append(q[i])
+            else:
+                out.append(q[i] + ctx.draw(faier.laplace(0, 1)))
+        return tuple(out)
+
+    for program in (after_the_first, the_first):
+        graph = states.explore(loops.split(program.body), False, Budget(10, None))
+        assert any(not step.draws and step.emitted for step in graph.steps)
+        problem = Problem(program.name, program, DifferentialPrivacy(OneQuery(1)))
+        assert faier.verify(problem, "1", engine="alignment").verdict is Verdict.VIOLATED
+
+
 @pytest.mark.parametrize(
     ("line", "why"),
     [

@@ -80,6 +80,9 @@ class Index:
     def __hash__(self) -> int:
         return hash("index")
 
+    def __bool__(self) -> bool:
+        return not self.first
+
     def __repr__(self) -> str:
         return "i"
 
@@ -148,6 +151,16 @@ class Counter:
 
 STORED_INDEX = "«i»"
 """How a stored loop counter appears in an abstract loop state."""
+
+
+class Stored(Counter):
+    """A loop counter stored by an earlier iteration (``best = i``), read back: its value
+    is not in the abstract state, so its comparisons are counter branches too."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return STORED_INDEX
 
 
 class Current:

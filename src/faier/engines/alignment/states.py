@@ -46,7 +46,10 @@ class State:
     in its companion, and the draw's shift can cancel its distance."""
 
     def materialise(self, run: Run, after: bool = False) -> dict[str, Any]:
-        env: dict[str, Any] = dict(self.concrete)
+        env: dict[str, Any] = {
+            name: loops.Stored(run) if value == loops.STORED_INDEX else value
+            for name, value in self.concrete
+        }
         for j, name in enumerate(self.numbers):
             mine = {STATE + j: Fraction(1)}
             env[name] = Sym({}, mine, Fraction(0), mine if name in self.pure else {}, run)
@@ -108,7 +111,7 @@ def _abstract(
             if value:
                 raise loops.NotALoop(f"the list {name} is filled before the loop")
             lists.append(name)
-        elif isinstance(value, loops.Index):
+        elif isinstance(value, loops.Index | loops.Stored):
             concrete.append((name, loops.STORED_INDEX))
         elif isinstance(value, bool | int | str | Fraction | float) or value is None:
             concrete.append((name, value))
