@@ -80,6 +80,24 @@ class Engine(Protocol):
         ...
 
 
+class AnswersAnotherCommand:
+    """An engine whose questions have a command of their own (``faier test``, ``faier check``):
+    it refuses ε* and verdicts with ``refused``, which says which command to run."""
+
+    refused: Refusal
+
+    def refusal(self, problem: Problem, options: Options, question: Question) -> Refusal | None:
+        return self.refused
+
+    def epsilon(self, problem: Problem, options: Options, progress: Progress | None) -> Result:
+        raise SpecError(self.refused.reason, fix=self.refused.fix)
+
+    def verify(
+        self, problem: Problem, eps: Epsilon, options: Options, progress: Progress | None
+    ) -> Result:
+        raise SpecError(self.refused.reason, fix=self.refused.fix)
+
+
 _builtin: dict[str, str] = {}
 """Built-in engines in the order ``auto`` asks them: name → module defining ``ENGINE``.
 

@@ -5,12 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from faier.core.backends import installed
-from faier.core.engine import Backend, Progress, Question, Refusal
-from faier.core.options import Options
-from faier.core.problem import Problem
-from faier.errors import SpecError
-from faier.privacy.budget import Epsilon
-from faier.results import Result
+from faier.core.engine import AnswersAnotherCommand, Backend, Refusal
 
 if TYPE_CHECKING:
     from faier.engines.statistical.config import Config
@@ -25,7 +20,7 @@ REFUSAL = Refusal(
 )
 
 
-class StatisticalEngine:
+class StatisticalEngine(AnswersAnotherCommand):
     """StatDP's hypothesis test: event selection, input patterns, Fisher's exact test."""
 
     name = "statistical"
@@ -34,20 +29,10 @@ class StatisticalEngine:
         "discrete and continuous-noise mechanisms"
     )
     needs = "a mechanism that can be sampled; answers 'faier test', not epsilon/verify"
+    refused = REFUSAL
 
     def backends(self) -> tuple[Backend, ...]:
         return installed("numpy", "scipy", "z3-solver")
-
-    def refusal(self, problem: Problem, options: Options, question: Question) -> Refusal | None:
-        return REFUSAL
-
-    def epsilon(self, problem: Problem, options: Options, progress: Progress | None) -> Result:
-        raise SpecError(REFUSAL.reason, fix=REFUSAL.fix)
-
-    def verify(
-        self, problem: Problem, eps: Epsilon, options: Options, progress: Progress | None
-    ) -> Result:
-        raise SpecError(REFUSAL.reason, fix=REFUSAL.fix)
 
     def test(
         self, subject: Subject, config: Config, progress: TestProgress | None = None
