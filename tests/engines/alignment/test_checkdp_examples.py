@@ -21,16 +21,18 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "checkdp"
 
 @pytest.mark.parametrize(
     ("name", "claim"),
-    [("noisy_max", "1"), ("sparse_vector", "1"), ("gap_svt", "1")],
+    [("noisy_max", "1"), ("sparse_vector", "1"), ("gap_svt", "1"), ("smart_sum", "2")],
 )
 def test_correct_mechanisms_are_proved_for_every_input(name: str, claim: str) -> None:
     result = faier.verify(str(EXAMPLES / f"{name}.py"), claim, engine="alignment")
     assert result.verdict is Verdict.HOLDS
     assert result.proof is not None and result.proof.scope == "all inputs"
+    assert result.proof.data["queries"] == "every n"
 
 
 @pytest.mark.parametrize(
-    ("name", "claim"), [("bad_partial_sum", "1"), ("bad_svt1", "1"), ("bad_noisy_max4", "1")]
+    ("name", "claim"),
+    [("bad_partial_sum", "1"), ("bad_svt1", "1"), ("bad_noisy_max4", "1"), ("bad_smart_sum", "2")],
 )
 def test_buggy_mechanisms_are_refuted_with_a_certified_witness(name: str, claim: str) -> None:
     result = faier.verify(str(EXAMPLES / f"{name}.py"), claim, engine="alignment")
