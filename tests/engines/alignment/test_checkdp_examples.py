@@ -1,19 +1,28 @@
-"""CheckDP's benchmark in examples/checkdp: the verdicts the alignment engine gives at n = 3.
+"""CheckDP's benchmark in examples/checkdp: the verdicts the alignment engine gives.
 
 A sample of the rows (the whole table is ``benchmarks/proofs.py``): proofs carry
-the scope "all inputs", refutations the certified engine's witness.
+the scope "all inputs", refutations the certified engine's witness.  The three
+buggy mechanisms that are private at the grid's n = 3 (BadSVT 4, BadGapSVT) or
+release what the certified engine cannot integrate (BadAdaptiveSVT) are refuted
+at the length where the loop's cost passes ε, and the last two through a
+coarsening of their released numbers; each witness's two probabilities (or
+densities) are recomputed here by numerical integration with mpmath at 30
+digits, from the programs' definitions, independently of the engine.
 """
 
 from __future__ import annotations
 
+import json
+import math
 from pathlib import Path
 
+import mpmath
 import pytest
 
 import faier
+from faier.cli.main import main
 from faier.core.problem import Problem
 from faier.mechanisms.loader import load_module
-from faier.mechanisms.program import Program
 from faier.results import Enclosure, Verdict
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "checkdp"
@@ -39,18 +48,6 @@ def test_buggy_mechanisms_are_refuted_with_a_certified_witness(name: str, claim:
     assert result.verdict is Verdict.VIOLATED
     assert result.certified_witness is not None
     assert result.proof is None
-
-
-def test_bad_adaptive_svt_is_unknown_naming_what_the_certified_engine_refuses() -> None:
-    """No alignment exists in the templates, and the near-threshold branch releases the
-    gap q + η₂ − (1 + η₁), a sum of two noise variables whose density the certified
-    engine does not compute: no witness, so "unknown" saying so, never "violated"."""
-    result = faier.verify(str(EXAMPLES / "bad_adaptive_svt.py"), "1", engine="alignment")
-    assert result.verdict is Verdict.UNKNOWN
-    assert result.proof is None and result.certified_witness is None
-    assert result.reason is not None
-    assert "the input grid: unknown (" in result.reason
-    assert "a released number is a sum of 2 noise variables" in result.reason
 
 
 def _smart_sum(m: int, t: int) -> Problem:
@@ -88,27 +85,139 @@ def test_smart_sum_below_its_bound_is_refuted_on_the_grid() -> None:
     assert result.certified_witness is not None and result.proof is None
 
 
-def test_bad_adaptive_svt_is_violated_through_a_post_processing() -> None:
-    """Bucketing each released number (a function of the output alone) leaves a program the
-    certified engine decides; its certified witness is one for BadAdaptiveSVT too, by the
-    post-processing inequality.  ε* = 5/4 = 3·(3/8) + 1/8 on the pair: three ⊥ answers at
-    3/8 each, then the far-above release q + η₃ at 1/8."""
-    path = str(EXAMPLES / "bad_adaptive_svt_bucketed.py")
-    result = faier.verify(path, "1", engine="certified")
+# ---------------------------------------------------------------- independent integrals
+
+mpmath.mp.dps = 30
+
+
+def _density(scale: int, t: mpmath.mpf) -> mpmath.mpf:
+    """The Laplace(0, scale) density at t."""
+    return mpmath.exp(-abs(t) / scale) / (2 * scale)
+
+
+def _below(scale: int, t: mpmath.mpf) -> mpmath.mpf:
+    """Pr[Laplace(0, scale) < t]."""
+    half = mpmath.mpf(1) / 2
+    return half * mpmath.exp(t / scale) if t < 0 else 1 - half * mpmath.exp(-t / scale)
+
+
+def _bad_svt4(q: list[int]) -> mpmath.mpf:
+    """Density of (⊥, ⊥, ⊥, ⊥, released 0) on five answers: threshold T = 1 + Lap(2), each
+    ⊥ a noisy answer q + Lap(4) below T, the released one at 0 (so T ≤ 0)."""
+
+    def joint(t: mpmath.mpf) -> mpmath.mpf:
+        return _density(2, t - 1) * mpmath.fprod(_below(4, t - a) for a in q[:4])
+
+    return _density(4, mpmath.mpf(0) - q[4]) * mpmath.quad(joint, [-mpmath.inf, 0])
+
+
+def _bad_gap_svt(q: list[int]) -> mpmath.mpf:
+    """Pr[(< 0, ⊥ ×7, < 0)] on nine answers: T = 1 + Lap(2); answers 1 and 9 released
+    (q + Lap(8) ≥ T) below 0, answers 2–8 below T."""
+
+    def released_below_zero(a: int, t: mpmath.mpf) -> mpmath.mpf:
+        return _below(8, mpmath.mpf(0) - a) - _below(8, t - a)
+
+    def joint(t: mpmath.mpf) -> mpmath.mpf:
+        middle = mpmath.fprod(_below(8, t - a) for a in q[1:8])
+        return (
+            _density(2, t - 1)
+            * released_below_zero(q[0], t)
+            * middle
+            * released_below_zero(q[8], t)
+        )
+
+    return mpmath.quad(joint, [-mpmath.inf, -1, 0])
+
+
+def _bad_adaptive_svt(q: list[int]) -> mpmath.mpf:
+    """Pr[(⊥, ⊥, ⊥, < 0)] on four answers: T = 1 + Lap(2); a ⊥ answer has q + Lap(8) below
+    T + 16 and q + Lap(4) below T; the fourth is the far-above release q + Lap(8) ≥ T + 16,
+    below 0 (a released gap is never below 0)."""
+
+    def joint(t: mpmath.mpf) -> mpmath.mpf:
+        bottoms = mpmath.fprod(_below(8, t + 16 - a) * _below(4, t - a) for a in q[:3])
+        top = _below(8, mpmath.mpf(0) - q[3]) - _below(8, t + 16 - q[3])
+        return _density(2, t - 1) * bottoms * top
+
+    return mpmath.quad(joint, [-mpmath.inf, -17, -16])
+
+
+def _holds(enclosure: Enclosure, value: mpmath.mpf) -> bool:
+    """The certified interval contains the integral (to the integrator's 10⁻²⁰)."""
+    slack = abs(value) * mpmath.mpf("1e-20")
+    return bool(enclosure.lower - slack <= value <= enclosure.upper + slack)
+
+
+def test_bad_svt4_is_violated_at_five_queries_with_its_density_recomputed() -> None:
+    """Private at n ≤ 4 (the loop's alignment costs 1/4 per query), so refuted at n = 5:
+    the density ratio of (⊥⁴, 0) is e^(5/4) > e."""
+    result = faier.verify(str(EXAMPLES / "bad_svt4.py"), "1", engine="alignment")
+    assert result.verdict is Verdict.VIOLATED and result.exit_code == 1
+    assert result.proof is None
+    assert "at n = 5 queries" in result.privacy and "its input grid has 3" in result.privacy
+    witness = result.certified_witness
+    assert witness is not None and witness.measure == "density"
+    assert (witness.left_value, witness.right_value) == ([0] * 5, [1] * 5)
+    assert witness.output == "(False, False, False, False, Fraction(0, 1))"
+    p, q = _bad_svt4([0] * 5), _bad_svt4([1] * 5)
+    assert _holds(witness.p, p) and _holds(witness.q, q)
+    assert witness.p.closed_form == "1/768·e^(-1/2)"
+    assert abs(mpmath.log(p / q) - mpmath.mpf(5) / 4) < mpmath.mpf("1e-20")
+
+
+def test_bad_gap_svt_is_violated_at_nine_queries_through_a_coarsening() -> None:
+    """Each ⊥ costs 1/8, so n = 9; the certified engine cannot decide two released numbers
+    under branches, but decides the program with each released number cut at 0, whose
+    event (< 0, ⊥ ×7, < 0) has loss exactly 9/8."""
+    result = faier.verify(str(EXAMPLES / "bad_gap_svt.py"), "1", engine="alignment")
     assert result.verdict is Verdict.VIOLATED
-    assert result.certified_witness is not None
-    star = faier.epsilon(path, engine="certified").epsilon_star
-    assert isinstance(star, Enclosure) and star.closed_form == "5/4"
-    assert star.lower <= 1.25 <= star.upper
+    assert "at n = 9 queries" in result.privacy
+    witness = result.certified_witness
+    assert witness is not None and witness.measure == "Pr"
+    assert (witness.left_value, witness.right_value) == ([0] * 9, [1] * 9)
+    assert witness.output == (
+        "(< 0, False, False, False, False, False, False, False, < 0), each released number "
+        "replaced by where it lies among the cut point 0"
+    )
+    p, q = _bad_gap_svt([0] * 9), _bad_gap_svt([1] * 9)
+    assert _holds(witness.p, p) and _holds(witness.q, q)
+    assert witness.p.closed_form == "1/219648·e^(-1/2)"
+    assert witness.q.closed_form == "1/219648·e^(-13/8)"
+    assert abs(mpmath.log(p / q) - mpmath.mpf(9) / 8) < mpmath.mpf("1e-20")
+    # ε* is only bounded below by the event: the interval's upper end is ∞
+    assert result.enclosure is not None and math.isinf(result.enclosure.upper)
+    assert result.enclosure.lower <= 9 / 8 < result.enclosure.lower + 1e-12
+    assert "ε* ≥ 9/8" in result.method and "a lower bound" in result.method
 
 
-def test_the_bucketed_body_is_bad_adaptive_svt_unchanged() -> None:
-    """The post-processed file runs BadAdaptiveSVT's own body: same source, line for line."""
-    import inspect
+def test_bad_adaptive_svt_is_violated_at_four_queries_through_a_coarsening() -> None:
+    """Released gaps q + η₂ − (1 + η₁) are sums of noise the certified engine refuses; cut
+    at 0, three ⊥ (3/8 each) then the far-above release below 0 (1/8) give 5/4."""
+    result = faier.verify(str(EXAMPLES / "bad_adaptive_svt.py"), "1", engine="alignment")
+    assert result.verdict is Verdict.VIOLATED
+    assert "at n = 4 queries" in result.privacy
+    witness = result.certified_witness
+    assert witness is not None
+    assert (witness.left_value, witness.right_value) == ([0] * 4, [1] * 4)
+    assert witness.output.startswith("(False, False, False, < 0), each released number")
+    p, q = _bad_adaptive_svt([0] * 4), _bad_adaptive_svt([1] * 4)
+    assert _holds(witness.p, p) and _holds(witness.q, q)
+    assert witness.p.closed_form == "1/11648·e^(-41/2)"
+    assert witness.q.closed_form == "1/11648·e^(-87/4)"
+    assert abs(mpmath.log(p / q) - mpmath.mpf(5) / 4) < mpmath.mpf("1e-20")
+    assert "ε* ≥ 5/4" in result.method
 
-    bucketed = faier.load_problem(str(EXAMPLES / "bad_adaptive_svt_bucketed.py"))
-    plain = faier.load_problem(str(EXAMPLES / "bad_adaptive_svt.py"))
-    assert isinstance(bucketed.mechanism, Program) and isinstance(plain.mechanism, Program)
-    inner = bucketed.mechanism.body.__globals__["bad_adaptive_svt"]
-    body = inspect.getsource(plain.mechanism.body).splitlines()[2:]
-    assert inspect.getsource(inner).splitlines()[2:] == body
+
+def test_the_cli_says_violated_with_the_coarsened_event(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = str(EXAMPLES / "bad_adaptive_svt.py")
+    with pytest.raises(SystemExit) as caught:
+        main(["verify", path, "--epsilon", "1", "--engine", "alignment", "--json"])
+    assert caught.value.code == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["verdict"] == "violated"
+    assert data["witness"]["inputs"] == [[0, 0, 0, 0], [1, 1, 1, 1]]
+    assert "cut point 0" in data["witness"]["output"]
+    assert data["epsilon_star"]["upper"] == "inf"

@@ -4,8 +4,11 @@
 2. For each template family, synthesise an alignment by CEGIS with z3
    (``synthesis.py``); the first that verifies is the proof, re-checked by
    cvc5 (``certificate.py``): "holds" with scope "all inputs".
-3. Otherwise decide the counterexamples' inputs and the grid exactly with the
-   certified engine (``refute.py``): "violated" only with its witness, else
+3. Otherwise decide candidate inputs exactly with the certified engine
+   (``refute.py``): first, where the loop's cost grows with n, at the number of
+   queries where it passes ε (``horizon.py``); then the counterexamples' inputs
+   and the grid; each on the program and, where it releases numbers, on its
+   coarsenings.  "violated" only with the certified engine's witness, else
    "unknown" with what was tried.
 """
 
@@ -13,8 +16,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import z3
@@ -25,6 +28,7 @@ from faier.core.problem import Problem
 from faier.engines.alignment import (
     certificate,
     execute,
+    horizon,
     induction,
     loops,
     prophecy,
@@ -44,13 +48,16 @@ from faier.engines.alignment.synthesis import (
 from faier.engines.alignment.templates import FAMILIES, names_of
 from faier.engines.alignment.values import NotAffine
 from faier.errors import BudgetExceeded, SpecError
+from faier.mechanisms import coarsen
 from faier.mechanisms.program import Program
 from faier.privacy.budget import Epsilon
 from faier.privacy.neighbours import EveryQuery, NeighbourRelation, OneQuery
 from faier.privacy.specs import DifferentialPrivacy
-from faier.results import Proof, Result, Statistics, Verdict
+from faier.results import Enclosure, Proof, Result, Statistics, Verdict
 
 MAX_PATHS = 4096
+LONGER = 3
+"""Lengths tried where the loop's cost passes ε: that length and two beyond."""
 WIDEN_PATHS = 16
 WIDEN_SECONDS = 5.0
 """Under ``auto`` a claim that holds on the grid is tried here with these limits (and no
@@ -106,6 +113,15 @@ def _paths(program: Program[object], n: int, limit: int) -> tuple[execute.Path, 
     return found
 
 
+@dataclass(frozen=True)
+class NotEveryN:
+    """Why there is no proof for every number of queries, and where the loop's cost passes
+    ε when that is why."""
+
+    reason: str
+    growth: horizon.Growth | None = None
+
+
 def _unknown(problem: Problem, eps: Epsilon, reason: str, started: float, method: str) -> Result:
     return Result(
         target=problem.name,
@@ -142,16 +158,33 @@ def verify(problem: Problem, eps: Epsilon, options: Options, *, widen: bool = Fa
     integer = any(d.kind == "discrete_laplace" for p in paths for d in p.draws)
     symbols = execute.Symbols(n, integer)
     setting = Setting(paths, symbols, neighbour_formula(relation), epsilon_lower(eps), unit)
-    every_n = _every_n(problem, program, eps, setting, relation, budget, started, method)
+    every_n = _every_n(problem, program, eps, setting, relation, budget, started, method, not widen)
     if isinstance(every_n, Result):
         return every_n
+    cuts = _cuts(paths)
+    longer_tried = ""
+    if every_n.growth is not None and not widen:
+        longer, longer_tried = refute.decide(
+            _longer(problem, every_n.growth, relation, n, bool(cuts)),
+            eps,
+            options,
+            cuts,
+            budget,
+            refute.SECONDS,
+        )
+        if longer is not None:
+            return _violated(problem, eps, longer, n, started, _grew(every_n.growth, eps))
     outcomes: list[Outcome] = []
     try:
         for family in FAMILIES:
             outcome = synthesise(setting, family, budget)
             outcomes.append(outcome)
             if outcome.candidate is not None:
-                return _proved(problem, eps, setting, outcome, started, method, relation, every_n)
+                note = every_n.reason
+                if longer_tried:
+                    note += f"; {_grew(every_n.growth, eps)}, but no witness was found: "
+                    note += longer_tried
+                return _proved(problem, eps, setting, outcome, started, method, relation, note)
     except BudgetExceeded as exc:
         return _unknown(problem, eps, exc.reason, started, method)
     except Undecided as exc:
@@ -161,21 +194,124 @@ def verify(problem: Problem, eps: Epsilon, options: Options, *, widen: bool = Fa
         return _unknown(problem, eps, f"no alignment found ({tried})", started, method)
     found: list[Counterexample] = [c for o in outcomes for c in o.counterexamples]
     pairs = refute.candidate_pairs(found, relation)
-    violated, where = refute.decide(problem, program, eps, pairs, options)
-    seconds = time.perf_counter() - started
+    attempts = [refute.on_pairs(problem, pairs, n, f"{len(pairs)} counterexample pairs")]
+    attempts = attempts if pairs else []
+    attempts.append(refute.Attempt("the input grid", problem, n))
+    violated, where = refute.decide(attempts, eps, options, cuts, budget)
     if violated is not None:
-        return replace(
-            violated,
-            method=f"no alignment in the templates ({tried}); the certified engine decided "
-            f"{where} exactly: {violated.method}",
-            statistics=replace(violated.statistics, seconds=seconds),
-        )
+        return _violated(problem, eps, violated, n, started, f"no alignment ({tried})")
+    if longer_tried:
+        where += f"; {_grew(every_n.growth, eps)}: {longer_tried}"
     return _unknown(
         problem,
         eps,
         f"no alignment found in the templates ({tried}) and no violation on {where}",
         started,
         method,
+    )
+
+
+def _cuts(paths: Sequence[execute.Path]) -> tuple[Fraction, ...]:
+    """Cut points for coarsening the released numbers (none if nothing is released): the
+    constants of the released numbers and of the conditions, and the noise scales."""
+    if not any(p.released for p in paths):
+        return ()
+    forms = [f for p in paths for f in p.released]
+    forms += [c.form for p in paths for c in p.conditions]
+    constants = sorted({abs(f.const) for f in forms if f.const}, key=lambda c: (c, str(c)))
+    return refute.cut_points(constants, (d.scale for p in paths for d in p.draws))
+
+
+def _grew(growth: horizon.Growth | None, eps: Epsilon) -> str:
+    """Why the refutation looked at a longer input: the loop's cost bound passes ε there."""
+    assert growth is not None
+    return (
+        f"the loop's alignment costs more with each pass of a costly iteration: no alignment "
+        f"was found keeping the cost within ε = {eps.text} at n = {growth.length} "
+        f"(the last found costs at most {growth.below} up to n = {growth.length - 1} and "
+        f"{growth.bound} at n = {growth.length})"
+    )
+
+
+def _longer(
+    problem: Problem,
+    growth: horizon.Growth,
+    relation: EveryQuery | OneQuery,
+    declared: int,
+    releases: bool,
+) -> list[refute.Attempt]:
+    """The certified engine's questions at the length where the cost passes ε and a few
+    beyond, on inputs shaped like the costliest run there (its changes continued): first
+    all answers 0 against the run's changes at each length, then the other shapes.  A
+    program that releases numbers is first tried at its declared length, a cheap run that
+    tells whether the certified engine refuses what it releases (then it is not asked
+    again at the longer lengths, only about coarsenings)."""
+    first: list[refute.Attempt] = []
+    rest: list[refute.Attempt] = []
+    every = isinstance(relation, EveryQuery)
+    for extra in range(LONGER):
+        n = growth.length + extra
+        last = next((c for c in reversed(growth.changes) if c), Fraction(0))
+        changes = [*growth.changes, *[last if every else Fraction(0)] * extra]
+        pairs = refute.run_pairs(changes, relation)
+        if pairs:
+            first.append(refute.on_pairs(problem, pairs[:1], n, _shape(pairs[0])))
+        rest += [refute.on_pairs(problem, [pair], n, _shape(pair)) for pair in pairs[1:]]
+    probe: list[refute.Attempt] = []
+    if releases and declared < growth.length and every:
+        shifted = refute.run_pairs([Fraction(relation.delta)] * declared, relation)[:1]
+        probe = [refute.on_pairs(problem, shifted, declared, _shape(p)) for p in shifted]
+    return probe + first + rest
+
+
+def _shape(pair: refute.Pair) -> str:
+    """A pair of inputs as a reader writes it: ``[0,0,0] vs [1,1,1]``."""
+
+    def show(v: Hashable) -> str:
+        assert isinstance(v, tuple)
+        return "[" + ",".join(str(a) for a in v) + "]"
+
+    return f"{show(pair[0])} vs {show(pair[1])}"
+
+
+def _violated(
+    problem: Problem, eps: Epsilon, found: refute.Found, n: int, started: float, why: str
+) -> Result:
+    """The certified engine's violation as the alignment engine's verdict: what was decided
+    (the length, the pairs, a coarsening) said in the privacy line and the method."""
+    result, attempt = found.result, found.attempt
+    privacy = f"{problem.privacy.describe()}; at n = {attempt.queries} queries: {attempt.what}"
+    if attempt.queries != n:
+        privacy += (
+            f" (the program's query loop reads any number of queries; its input grid has {n})"
+        )
+    method = f"{why}; the certified engine decided {attempt.what} exactly: {result.method}"
+    witness = result.certified_witness
+    enclosure = result.enclosure
+    if found.cuts is not None and witness is not None:
+        event = coarsen.describe(found.cuts)
+        witness = replace(witness, output=f"{witness.output}, {event}")
+        method = (
+            f"{why}; the certified engine decided {attempt.what} on the program with {event} "
+            "(a function of the output alone, so its witness event is one of the program "
+            f"too): {result.method}"
+        )
+        loss = found.loss
+        if loss is not None:
+            enclosure = Enclosure(loss.lower, math.inf)
+            shown = loss.closed_form or f"{loss.lower:.10g}"
+            method += (
+                f"; ε* ≥ {shown}, the largest loss of the coarsened outputs on the witness "
+                "pair: a lower bound (the program's ε* may be larger)"
+            )
+    return replace(
+        result,
+        target=problem.name,
+        privacy=privacy,
+        method=method,
+        certified_witness=witness,
+        enclosure=enclosure,
+        statistics=replace(result.statistics, seconds=time.perf_counter() - started),
     )
 
 
@@ -226,8 +362,11 @@ def _every_n(
     budget: Budget,
     started: float,
     method: str,
-) -> Result | str:
-    """A proof for every number of queries (``induction.py``), or why there is none."""
+    further: bool,
+) -> Result | NotEveryN:
+    """A proof for every number of queries (``induction.py``), or why there is none (and,
+    if ``further``, where the loop's cost passes ε: ``horizon.py``)."""
+    costly: list[horizon.Assignment] = []
     try:
         loop = loops.split(program.body)
         graph = states.explore(loop, setting.symbols.integer, budget)
@@ -238,21 +377,33 @@ def _every_n(
             setting.symbols.integer,
             isinstance(relation, OneQuery),
             budget,
+            costly=costly,
         )
         family = "side"
         if proof is None and isinstance(relation, EveryQuery) and prophecy.applies(graph) is None:
             proof = prophecy.prove(graph, setting.unit, setting.epsilon, budget)
             family = "winner"
+        growth = None
+        if proof is None and further:
+            growth = horizon.growth(
+                graph,
+                setting.unit,
+                setting.epsilon,
+                setting.symbols.integer,
+                isinstance(relation, OneQuery),
+                budget,
+                costly[0] if costly else None,
+            )
     except (loops.NotALoop, NotAffine, execute.Unsupported) as exc:
-        return f"not a query loop the engine follows: {exc.message}"
+        return NotEveryN(f"not a query loop the engine follows: {exc.message}")
     if proof is None:
-        return "no alignment of the loop keeps its cost bounded by ε for every n"
+        return NotEveryN("no alignment of the loop keeps its cost bounded by ε for every n", growth)
     duties = [synthesis.Obligation("path", 0, None, formula) for formula in proof.obligations]
     if proof.costs:
         duties.append(synthesis.Obligation("cost", 0, None, execute.either(list(proof.costs))))
     second = certificate.recheck(duties)
     if second.failure is not None:
-        return f"z3 proved the loop's alignment but {second.failure}"
+        return NotEveryN(f"z3 proved the loop's alignment but {second.failure}")
     draws = [d for step in graph.steps for d in step.draws] + list(graph.pre_draws)
     draws += [d for _, _, post in graph.post for d in post]
     kinds = {d.site: d for d in draws}

@@ -77,6 +77,8 @@ class Loopproof:
     """Per draw line whose companion reads a loop-carried number: what its D cancels."""
     modes: int = 0
     """How many (state, mode) pairs a run can be in (one-query neighbours)."""
+    assignment: tuple[tuple[str, Fraction], ...] = ()
+    """Every hole's value by its z3 name (``horizon.py`` reads the alignment's costs)."""
 
 
 Mode = tuple[str, frozenset[str]]
@@ -393,8 +395,13 @@ def prove(
     integer: bool,
     one_query: bool,
     budget: Budget,
+    horizon: int | None = None,
+    costly: list[tuple[tuple[str, Fraction], ...]] | None = None,
 ) -> Loopproof | None:
-    """CEGIS; None when no alignment of this shape exists within the bounds."""
+    """CEGIS; None when no alignment of this shape exists within the bounds.  With a
+    ``horizon``, the cost need only stay within ε on runs of at most that many queries.
+    Candidates that keep every iteration obligation but cost too much are appended to
+    ``costly`` (their holes' values by name)."""
     prover = Prover(graph, unit, epsilon, one_query)
     synth = hole_search(prover.holes(), prover.fixed(lambda h: h))
     sym = Symbols(1, integer)
@@ -435,13 +442,15 @@ def prove(
                 synth.add(g)
         if found:
             continue
-        failure = _cost_failure(graph, prover, value, epsilon)
+        failure = _cost_failure(graph, prover, value, epsilon, horizon)
         if failure is not None:
+            if costly is not None:
+                costly.append(tuple((str(h), value(h)) for h in prover.holes()))
             synth.add(failure)
             continue
         pre = _number(z3.simplify(prover.pre_cost(value)))
         edges, weights, costs = _cost_edges(graph, prover, value)
-        top, _ = walks(edges, weights, (0, prover.first))
+        top, _ = walks(edges, weights, (0, prover.first), horizon)
         assert top is not None
         checks = _cost_checks(prover, value, weights, costs, x, y)
         if checks is None:
@@ -462,6 +471,7 @@ def prove(
             guards=tuple(dict.fromkeys(site for step in graph.steps for site, _ in step.guards)),
             hides=_hides(graph),
             modes=len(prover.reachable) if one_query else 0,
+            assignment=tuple((str(h), value(h)) for h in prover.holes()),
         )
     return None
 
@@ -522,10 +532,12 @@ def _symbolic_cost(prover: Prover, cost: tuple[Cost, Mode], value: Any) -> Any:
     return prover.post_cost(index, mode, _val(dl), value)
 
 
-def _cost_failure(graph: Graph, prover: Prover, value: Any, epsilon: Fraction) -> Any | None:
+def _cost_failure(
+    graph: Graph, prover: Prover, value: Any, epsilon: Fraction, horizon: int | None = None
+) -> Any | None:
     """A linear constraint on the holes that the candidate's cost breaks, or None."""
     edges, weights, costs = _cost_edges(graph, prover, value)
-    top, walk = walks(edges, weights, (0, prover.first))
+    top, walk = walks(edges, weights, (0, prover.first), horizon)
 
     def symbolic(e: int) -> Any:
         return _symbolic_cost(prover, costs[e], lambda h: h)

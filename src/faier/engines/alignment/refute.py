@@ -1,30 +1,56 @@
-"""When no alignment is found: decide the counterexamples' inputs exactly.
+"""When no alignment is found: decide candidate inputs exactly with the certified engine.
 
-A failed synthesis leaves neighbouring inputs where the last candidates broke.
-They are only candidates: an alignment outside the templates may still exist.
-Each pair (as the solver gave it, and rounded to integers when the rounded
-pair is still neighbouring) is decided by the certified engine on exactly
-those inputs; then the program's own input grid.  "violated" is said only
-with the certified engine's witness; otherwise the answer is "unknown".
+A failed proof leaves places to look, never a verdict:
+
+- the synthesis's counterexamples, neighbouring inputs where the last
+  candidates broke (as the solver gave them, and rounded to integers when
+  the rounded pair is still neighbouring), and the program's own grid;
+- where the loop's cost grows with n (``horizon.py``), the first number of
+  queries at which no alignment keeps it within ε and a few beyond, on inputs
+  shaped like the costliest run there (all answers 0 against the run's
+  changes; all 0 against all ±Δ).
+
+Each is decided by the certified engine on exactly those inputs.  Where it
+does not decide (a released sum of noise variables, several numbers released
+under branches) or finds no violation while the program releases numbers,
+the same inputs are decided again on the program *coarsened*
+(``mechanisms/coarsen.py``): each released number replaced by where it lies
+among cut points.  By post-processing, a violation of the coarsened program
+is one of the original, its witness the event "the output has this
+pattern, each number in its interval"; its loss is a lower bound of the
+original's ε*.  "violated" is said only with the certified engine's witness;
+otherwise the answer is "unknown".
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
-from dataclasses import replace
+import math
+import time
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
+from faier.core.budget import Budget
 from faier.core.options import Options
 from faier.core.problem import Problem
 from faier.engines.alignment.synthesis import Counterexample
+from faier.mechanisms import coarsen
 from faier.mechanisms.inputs import InputSpace
 from faier.mechanisms.program import Program
 from faier.privacy.budget import Epsilon
 from faier.privacy.neighbours import EveryQuery, ExplicitPairs, NeighbourRelation, OneQuery
 from faier.privacy.specs import DifferentialPrivacy
-from faier.results import Result, Verdict
+from faier.results import Enclosure, Result, Verdict
 
 MAX_PAIRS = 8
+MAX_CUTS = 6
+"""Cut points of the finest coarsening tried (each released number branches into one more
+bucket per point: more points, more paths)."""
+SECONDS = 6.0
+"""The certified runs of one refutation get this many seconds in all (a run still going
+then ends in "unknown", and no new one starts)."""
+
+Pair = tuple[Hashable, Hashable]
 
 
 def _plain(v: Fraction) -> int | float | None:
@@ -50,11 +76,9 @@ def related(relation: NeighbourRelation, x: Sequence[Fraction], y: Sequence[Frac
     return False
 
 
-def candidate_pairs(
-    found: Sequence[Counterexample], relation: NeighbourRelation
-) -> list[tuple[Hashable, Hashable]]:
+def candidate_pairs(found: Sequence[Counterexample], relation: NeighbourRelation) -> list[Pair]:
     """Distinct neighbouring pairs from the counterexamples, integer roundings first."""
-    out: list[tuple[Hashable, Hashable]] = []
+    out: list[Pair] = []
     for cex in found:
         rounded = (
             tuple(Fraction(round(v)) for v in cex.x),
@@ -69,35 +93,165 @@ def candidate_pairs(
     return out[:MAX_PAIRS]
 
 
+def run_pairs(changes: Sequence[Fraction], relation: NeighbourRelation) -> list[Pair]:
+    """Pairs shaped like a costly run: all answers 0 against the run's changes and against
+    their opposite (the one moving up first: a cost bound is the same either way, and the
+    program's constants are more often on the upper side), and (every-query neighbours)
+    all 0 against all +Δ and all −Δ."""
+    n = len(changes)
+    zero = tuple(Fraction(0) for _ in range(n))
+    shapes = [tuple(changes), tuple(-c for c in changes)]
+    if sum(changes) < 0:
+        shapes.reverse()
+    if isinstance(relation, EveryQuery):
+        delta = Fraction(relation.delta)
+        shapes += [(delta,) * n, (-delta,) * n]
+    out: list[Pair] = []
+    for y in shapes:
+        if not related(relation, zero, y):
+            continue
+        left, right = tuple(_plain(v) for v in zero), tuple(_plain(v) for v in y)
+        if None not in right and (left, right) not in out:
+            out.append((left, right))
+    return out
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One question for the certified engine: the program at one length, on given pairs
+    (or on its own grid)."""
+
+    what: str
+    problem: Problem
+    queries: int
+
+
+def on_pairs(problem: Problem, pairs: Sequence[Pair], queries: int, what: str) -> Attempt:
+    """The program on exactly ``pairs`` (vectors of ``queries`` answers)."""
+    program = problem.mechanism
+    assert isinstance(program, Program)
+    inputs = tuple(dict.fromkeys(v for pair in pairs for v in pair))
+    narrowed = Problem(
+        problem.name,
+        replace(program, inputs=InputSpace(inputs, what), symmetry=None),
+        DifferentialPrivacy(ExplicitPairs(tuple(pairs))),
+        title=problem.title,
+    )
+    return Attempt(what, narrowed, queries)
+
+
+def cut_points(constants: Iterable[Fraction], scales: Iterable[Fraction]) -> tuple[Fraction, ...]:
+    """Candidate cut points, most promising first: 0, the program's constants and their
+    opposites, then minus and plus each noise scale (at most ``MAX_CUTS``)."""
+    out: list[Fraction] = [Fraction(0)]
+    for c in constants:
+        out += [c, -c]
+    for b in sorted(set(scales)):
+        out += [-b, b]
+    return tuple(dict.fromkeys(out))[:MAX_CUTS]
+
+
+def partitions(cuts: Sequence[Fraction]) -> list[tuple[Fraction, ...]]:
+    """The coarsenings tried, cheapest first: the first cut point alone, then all of them
+    (a finer partition can only raise the largest ratio of its events)."""
+    if not cuts:
+        return []
+    out: list[tuple[Fraction, ...]] = [(cuts[0],)]
+    if len(cuts) > 1:
+        out.append(tuple(sorted(cuts)))
+    return out
+
+
+@dataclass(frozen=True)
+class Found:
+    """A violation the certified engine decided, and where: which attempt, which cuts
+    (None: on the program itself)."""
+
+    result: Result
+    attempt: Attempt
+    cuts: tuple[Fraction, ...] | None
+    loss: Enclosure | None = None
+    """With cuts: the coarsened program's ε* on the witness pair, a lower bound of the
+    program's ε* (the largest loss of its events there)."""
+
+
 def decide(
-    problem: Problem,
-    program: Program[object],
+    attempts: Sequence[Attempt],
     eps: Epsilon,
-    pairs: Sequence[tuple[Hashable, Hashable]],
     options: Options,
-) -> tuple[Result | None, str]:
-    """The certified engine's verdict on the candidate pairs, then on the grid: a violated
-    result, or None with what was decided."""
+    cuts: Sequence[Fraction],
+    budget: Budget,
+    seconds: float | None = None,
+) -> tuple[Found | None, str]:
+    """The first violation the certified engine finds on the attempts (each on the program
+    itself, then on its coarsenings by ``cuts``), or None with what was decided.  With
+    ``seconds``, the certified runs share that many (and always the run's own timeout,
+    counted by ``budget``)."""
     from faier.engines.certified.entry import ENGINE as CERTIFIED
 
-    tried = []
-    if pairs:
-        inputs = tuple(dict.fromkeys(v for pair in pairs for v in pair))
-        narrowed = Problem(
-            problem.name,
-            replace(program, inputs=InputSpace(inputs, "counterexample inputs"), symmetry=None),
-            DifferentialPrivacy(ExplicitPairs(tuple(pairs))),
-            title=problem.title,
-        )
-        result = CERTIFIED.verify(narrowed, eps, options, None)
+    started = time.perf_counter()
+    if seconds is not None:
+        limit = budget.elapsed() + seconds
+        if options.timeout is not None:
+            limit = min(limit, options.timeout)
+        options = replace(options, timeout=limit)
+    else:
+        seconds = math.inf
+    tried: list[str] = []
+    open_attempts: list[Attempt] = []
+    refused = False
+    for attempt in attempts:
+        if time.perf_counter() - started > seconds:
+            tried.append(f"{attempt.what}: not tried (time)")
+            continue
+        if refused:
+            open_attempts.append(attempt)
+            continue
+        result = CERTIFIED.verify(attempt.problem, eps, options, None)
         if result.verdict is Verdict.VIOLATED:
-            return result, "a counterexample of the synthesis"
-        tried.append(f"{len(pairs)} counterexample pairs: {_answer(result)}")
-    result = CERTIFIED.verify(problem, eps, options, None)
-    if result.verdict is Verdict.VIOLATED:
-        return result, "the program's input grid"
-    tried.append(f"the input grid: {_answer(result)}")
+            return Found(result, attempt, None), ""
+        tried.append(f"{attempt.what}: {_answer(result)}")
+        if result.verdict is not Verdict.HOLDS:
+            open_attempts.append(attempt)
+        # the same refusal would come again at every length: skip the program itself
+        refused = result.verdict is Verdict.UNKNOWN and _refused(result)
+    for points in partitions(cuts):
+        for attempt in open_attempts:
+            if time.perf_counter() - started > seconds:
+                tried.append(f"{attempt.what}, coarsened: not tried (time)")
+                break
+            program = attempt.problem.mechanism
+            assert isinstance(program, Program)
+            coarse = replace(attempt.problem, mechanism=coarsen.coarsened(program, points))
+            result = CERTIFIED.verify(coarse, eps, options, None)
+            if result.verdict is Verdict.VIOLATED:
+                found = Found(result, replace(attempt, problem=coarse), points)
+                return replace(found, loss=_pair_loss(found, options)), ""
+            shown = ", ".join(str(c) for c in points)
+            tried.append(f"{attempt.what}, released numbers cut at {shown}: {_answer(result)}")
     return None, "; ".join(tried)
+
+
+def _pair_loss(found: Found, options: Options) -> Enclosure | None:
+    """The certified engine's ε* of the coarsened program on the witness pair alone."""
+    from faier.engines.certified.entry import ENGINE as CERTIFIED
+
+    witness = found.result.certified_witness
+    if witness is None:
+        return None
+    pair = (_vector(witness.left_value), _vector(witness.right_value))
+    narrowed = on_pairs(found.attempt.problem, [pair], found.attempt.queries, "the pair")
+    star = CERTIFIED.epsilon(narrowed.problem, options, None).epsilon_star
+    return star if isinstance(star, Enclosure) and not star.infinite else None
+
+
+def _vector(value: object) -> Hashable:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _refused(result: Result) -> bool:
+    """The certified engine refused the program's shape (no closed form), not a pair."""
+    return (result.reason or "").startswith("no closed form")
 
 
 def _answer(result: Result) -> str:

@@ -1,0 +1,67 @@
+"""Coarsening a program's released numbers: a function of its output alone."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import faier
+from faier.errors import SpecError
+from faier.mechanisms.coarsen import Bucket, bucket, coarsen, coarsened
+
+
+def test_buckets_read_as_intervals() -> None:
+    assert str(Bucket(None, Fraction(0))) == "< 0"
+    assert str(Bucket(Fraction(0), None)) == "≥ 0"
+    assert str(Bucket(Fraction(0), Fraction(4))) == "in [0, 4)"
+    assert str((False, Bucket(None, Fraction(0)))) == "(False, < 0)"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(-0.5, Bucket(None, Fraction(0))), (0.0, Bucket(Fraction(0), Fraction(4)))],
+)
+def test_a_number_lands_in_the_half_open_interval(value: float, expected: Bucket) -> None:
+    assert bucket(value, (Fraction(0), Fraction(4))) == expected
+    assert bucket(4.0, (Fraction(0), Fraction(4))) == Bucket(Fraction(4), None)
+
+
+def test_only_released_numbers_are_replaced() -> None:
+    """Flags, indices and labels are not released numbers; tuples and lists are walked."""
+    output = (True, 0.5, [-3.0, 2], "a", None, Fraction(7))
+    cut = (Fraction(0), Fraction(1))
+    assert coarsen(output, cut) == (
+        True,
+        Bucket(Fraction(0), Fraction(1)),
+        (Bucket(None, Fraction(0)), 2),
+        "a",
+        None,
+        Bucket(Fraction(1), None),
+    )
+
+
+@faier.program(inputs=faier.grid(3, 2))
+def _noisy_answers(q, ctx):  # type: ignore[no-untyped-def]
+    out = []
+    for a in q:
+        v = a + ctx.draw(faier.laplace(0, 2))
+        out.append(v if v > 1 else False)
+    return tuple(out)
+
+
+def test_the_coarsened_program_is_the_program_then_the_map() -> None:
+    """Same seed, same draws: the coarsened run's output is the original's, coarsened."""
+    cuts = (Fraction(-1), Fraction(2))
+    coarse = coarsened(_noisy_answers, cuts)
+    for seed in range(20):
+        x = (seed % 3, 1, 2)
+        original = _noisy_answers.sample(x, np.random.default_rng(seed))
+        assert coarse.sample(x, np.random.default_rng(seed)) == coarsen(original, cuts)
+    assert coarse.inputs == _noisy_answers.inputs and "cut at -1, 2" in coarse.name
+
+
+def test_coarsening_needs_a_cut_point() -> None:
+    with pytest.raises(SpecError, match="at least one cut point"):
+        coarsened(_noisy_answers, ())
