@@ -30,7 +30,7 @@ def test_a_number_lands_in_the_half_open_interval(value: float, expected: Bucket
 
 def test_only_released_numbers_are_replaced() -> None:
     """Flags, indices and labels are not released numbers; tuples and lists are walked."""
-    output = (True, 0.5, [-3.0, 2], "a", None, Fraction(7))
+    output = (True, 0.5, [-3.5, 2], "a", None, Fraction(7, 2), Fraction(4, 2), 3.0)
     cut = (Fraction(0), Fraction(1))
     assert coarsen(output, cut) == (
         True,
@@ -39,7 +39,16 @@ def test_only_released_numbers_are_replaced() -> None:
         "a",
         None,
         Bucket(Fraction(1), None),
+        2,
+        3,
     )
+
+
+def test_the_map_reads_the_value_not_its_type() -> None:
+    """2, 2.0 and Fraction(2) are one output (equal and hashed alike): one image."""
+    cut = (Fraction(0),)
+    assert coarsen(2, cut) == coarsen(2.0, cut) == coarsen(Fraction(2), cut) == 2
+    assert coarsen(float("inf"), cut) == Bucket(Fraction(0), None)
 
 
 @faier.program(inputs=faier.grid(3, 2))

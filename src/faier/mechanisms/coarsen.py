@@ -13,6 +13,7 @@ lower bound of the original's; a proof for it proves nothing about M.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -23,9 +24,12 @@ from faier.mechanisms.handlers import Context
 from faier.mechanisms.program import Program
 
 KEPT = (bool, int, str, bytes, type(None), dict, set, frozenset)
-"""Output values that are not released numbers: kept as they are (a bool, an index, a label).
-Tuples and lists are walked; every other value (a float, a Fraction, a noisy number of
-symbolic execution) is a released number and is replaced by its bucket."""
+"""Output values kept as they are: flags, labels, and integers (an index, a count).  Tuples
+and lists are walked; a float or Fraction with an integer value is kept too, so that the
+map depends on the value alone, not on its Python type; every other value (a non-integer
+number, a noisy number of symbolic execution, which continuous noise makes a non-integer
+with probability 1) is a released number and is replaced by its bucket.  Integer noise is
+not coarsened this way (its released numbers are integers)."""
 
 
 @dataclass(frozen=True)
@@ -58,11 +62,18 @@ def bucket(value: Any, cuts: Sequence[Fraction]) -> Bucket:
 
 def coarsen(output: Any, cuts: Sequence[Fraction]) -> Any:
     """``output`` with every released number replaced by its bucket (lists become tuples)."""
-    if isinstance(output, KEPT):
+    if isinstance(output, KEPT) or _integer(output):
         return output
     if isinstance(output, tuple | list):
         return tuple(coarsen(v, cuts) for v in output)
     return bucket(output, cuts)
+
+
+def _integer(value: Any) -> bool:
+    """A concrete number with an integer value (2.0, Fraction(4, 2))."""
+    if isinstance(value, Fraction):
+        return value.denominator == 1
+    return isinstance(value, float) and math.isfinite(value) and value.is_integer()
 
 
 def coarsened(program: Program[Any], cuts: Sequence[Fraction | int]) -> Program[Any]:

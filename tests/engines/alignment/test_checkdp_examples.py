@@ -163,6 +163,7 @@ def test_bad_svt4_is_violated_at_five_queries_with_its_density_recomputed() -> N
     p, q = _bad_svt4([0] * 5), _bad_svt4([1] * 5)
     assert _holds(witness.p, p) and _holds(witness.q, q)
     assert witness.p.closed_form == "1/768·e^(-1/2)"
+    assert witness.q.closed_form == "1/768·e^(-7/4)"
     assert abs(mpmath.log(p / q) - mpmath.mpf(5) / 4) < mpmath.mpf("1e-20")
 
 

@@ -212,9 +212,12 @@ def verify(problem: Problem, eps: Epsilon, options: Options, *, widen: bool = Fa
 
 
 def _cuts(paths: Sequence[execute.Path]) -> tuple[Fraction, ...]:
-    """Cut points for coarsening the released numbers (none if nothing is released): the
+    """Cut points for coarsening the released numbers (none if nothing is released, or if
+    the noise is integer: its released numbers are integers, kept by the coarsening): the
     constants of the released numbers and of the conditions, and the noise scales."""
     if not any(p.released for p in paths):
+        return ()
+    if any(d.kind == "discrete_laplace" for p in paths for d in p.draws):
         return ()
     forms = [f for p in paths for f in p.released]
     forms += [c.form for p in paths for c in p.conditions]
@@ -223,14 +226,20 @@ def _cuts(paths: Sequence[execute.Path]) -> tuple[Fraction, ...]:
 
 
 def _grew(growth: horizon.Growth | None, eps: Epsilon) -> str:
-    """Why the refutation looked at a longer input: the loop's cost bound passes ε there."""
+    """Why the refutation looked at another length: no alignment of the loop was found
+    keeping the cost within ε there."""
     assert growth is not None
-    return (
-        f"the loop's alignment costs more with each pass of a costly iteration: no alignment "
-        f"was found keeping the cost within ε = {eps.text} at n = {growth.length} "
-        f"(the last found costs at most {growth.below} up to n = {growth.length - 1} and "
-        f"{growth.bound} at n = {growth.length})"
+    text = (
+        f"no alignment of the query loop was found keeping the cost within ε = {eps.text} "
+        f"at n = {growth.length}"
     )
+    if growth.length > 1:
+        return text + (
+            f" (the cost grows with the number of queries: the last alignment found costs at "
+            f"most {growth.below} up to n = {growth.length - 1} and {growth.bound} at n = "
+            f"{growth.length})"
+        )
+    return text + f" (the last alignment found costs {growth.bound} there)"
 
 
 def _longer(
