@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 from faier.core.budget import Budget
-from faier.engines.alignment import induction
+from faier.engines.alignment import cegis, induction
 from faier.engines.alignment.states import Graph
 from faier.engines.alignment.walks import Edge, bounded, first_beyond
 
@@ -71,7 +71,7 @@ def growth(
             return values[str(hole)]
 
         edges, weights, _ = induction._cost_edges(graph, prover, value)
-        return edges, weights, induction._number(prover.pre_cost(value))
+        return edges, weights, cegis.number(prover.pre_cost(value))
 
     current = seed
     if current is None:

@@ -7,7 +7,9 @@ output lists as append-only accumulators.  From the state after ``pre``,
 iterations are explored until no new abstract state appears (at most
 ``MAX_STATES``): a finite graph whose edges are iteration paths.  Every run
 of the program on any number of queries is a walk in this graph from the
-first state, then ``post``.
+first state, then ``post``.  A branch on the loop counter and constants
+(``(i + 1) % M == 0``) is taken both ways in every iteration, so the walks
+cover every value of the constants too.
 
 The alignment is per program line and side (the ``side`` selectors), and each
 loop-carried number v has a *distance* dᵥ (a hole: its aligned value is
@@ -15,24 +17,27 @@ wᵥ + dᵥ).  Obligations, each for every real w, every answer pair |y − x| �
 of the current query and every noise: the aligned iteration takes the same
 path, appends the same items, and leaves every carried number at its
 distance; ``pre`` leaves them at their distances and ``post`` releases equal
-numbers.  Cost: each edge costs at most max over Δ of Σ|sₖ|/bₖ (convex in Δ,
-so an end point); a reachable cycle of positive cost makes the cost grow
-with n (no proof), otherwise the largest cost of a walk, plus pre's, must be
-≤ ε.  As every iteration of the aligned run follows the original's path, the
-alignment can be inverted iteration by iteration, as at a fixed n.
+numbers.  With one-query neighbours the graph is refined by modes (``Mode``:
+still, or moved with the numbers holding the moved query).  Cost: each edge
+costs at most max over Δ of Σ|sₖ|/bₖ (convex in Δ, so an end point, and
+checked as an obligation); a reachable cycle of positive cost makes the cost
+grow with n (no proof), otherwise the largest cost of a walk, plus pre's,
+must be ≤ ε.  As every iteration of the aligned run follows the original's
+path, the alignment can be inverted iteration by iteration, as at a fixed n.
 """
 
 from __future__ import annotations
 
 import linecache
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
 import z3
 
 from faier.core.budget import Budget
-from faier.engines.alignment import loops
+from faier.engines.alignment import cegis, loops
+from faier.engines.alignment.cegis import Duty, Refine, Value, number
 from faier.engines.alignment.execute import (
     Draw,
     Form,
@@ -45,7 +50,7 @@ from faier.engines.alignment.execute import (
     total,
 )
 from faier.engines.alignment.states import Graph, State, Step, live_names
-from faier.engines.alignment.synthesis import BOUND, MAX_ROUNDS, _val
+from faier.engines.alignment.synthesis import _val
 from faier.engines.alignment.values import STATE
 from faier.engines.alignment.walks import Edge, walks
 
@@ -368,26 +373,6 @@ class Prover:
         return bounds
 
 
-def _number(term: Any) -> Fraction:
-    value = z3.simplify(_val(term))
-    if z3.is_int_value(value):
-        return Fraction(value.as_long())
-    if z3.is_rational_value(value):
-        return value.as_fraction()  # type: ignore[no-any-return]
-    raise ValueError(f"not a number: {value}")
-
-
-def hole_search(holes: list[z3.ArithRef], fixed: list[Any]) -> z3.Optimize:
-    """The synthesiser of CEGIS: holes in [−BOUND, BOUND] under ``fixed``, smallest first."""
-    synth = z3.Optimize()
-    for h in holes:
-        synth.add(h >= -BOUND, h <= BOUND)
-    synth.add(fixed)
-    if holes:
-        synth.minimize(total([z3.If(h >= 0, h, -h) for h in holes]))
-    return synth
-
-
 def prove(
     graph: Graph,
     unit: Fraction,
@@ -398,57 +383,35 @@ def prove(
     horizon: int | None = None,
     costly: list[tuple[tuple[str, Fraction], ...]] | None = None,
 ) -> Loopproof | None:
-    """CEGIS; None when no alignment of this shape exists within the bounds.  With a
-    ``horizon``, the cost need only stay within ε on runs of at most that many queries.
-    Candidates that keep every iteration obligation but cost too much are appended to
-    ``costly`` (their holes' values by name)."""
+    """CEGIS (``cegis.py``); None when no alignment of this shape exists within the bounds.
+    With a ``horizon``, the cost need only stay within ε on runs of at most that many
+    queries.  Candidates that keep every iteration obligation but cost too much are
+    appended to ``costly`` (their holes' values by name)."""
     prover = Prover(graph, unit, epsilon, one_query)
-    synth = hole_search(prover.holes(), prover.fixed(lambda h: h))
     sym = Symbols(1, integer)
     x, y, delta = sym.x[0], sym.x2[0], prover.delta
-    for _ in range(MAX_ROUNDS):
-        budget.check_time()
-        if synth.check() != z3.sat:
-            return None
-        model = synth.model()
 
-        def value(h: Any, model: z3.ModelRef = model) -> Fraction:
-            return _number(model.eval(h, model_completion=True))
+    def duty(move: Move, value: Value) -> Duty:
+        """The aligned iteration goes wrong on ``move`` (neighbours, noise, carried values)."""
+        other = x if move.change == "zero" else (x + delta if move.change == "delta" else y)
+        hyp, goal = prover.step_goal(move, x, other, sym.eta, value, delta)
 
-        found = False
-        duties = []
-        for move in prover.moves:
-            other = x if move.change == "zero" else (x + delta if move.change == "delta" else y)
-            hyp, goal = prover.step_goal(move, x, other, sym.eta, value, delta)
-            formula = both([*prover.change_bounds(move, x, y), *hyp, z3.Not(goal)])
-            duties.append(formula)
-            solver = z3.Solver()
-            solver.add(formula)
-            answer = solver.check()
-            if answer == z3.unknown:
-                return None
-            if answer == z3.sat:
-                found = True
-                m = solver.model()
-                xv, yv = _number(m.eval(x, True)), _number(m.eval(y, True))
-                dv = _number(m.eval(delta, True))
-                noise = {k: _number(m.eval(v, True)) for k, v in sym.noise.items()}
-                ov = xv if move.change == "zero" else (xv + dv if move.change == "delta" else yv)
+        def refine(m: z3.ModelRef) -> Any:
+            xv, yv, dv = (number(m.eval(v, True)) for v in (x, y, delta))
+            noise = {k: number(m.eval(v, True)) for k, v in sym.noise.items()}
+            ov = xv if move.change == "zero" else (xv + dv if move.change == "delta" else yv)
+            _, goal = prover.step_goal(move, xv, ov, lambda k: noise.get(k, 0), lambda h: h, dv)
+            return goal
 
-                def eta(k: int, noise: dict[int, Fraction] = noise) -> Any:
-                    return noise.get(k, Fraction(0))
+        return Duty(both([*prover.change_bounds(move, x, y), *hyp, z3.Not(goal)]), refine)
 
-                _, g = prover.step_goal(move, xv, ov, eta, lambda h: h, dv)
-                synth.add(g)
-        if found:
-            continue
+    def close(value: Value) -> Loopproof | Refine | None:
         failure = _cost_failure(graph, prover, value, epsilon, horizon)
         if failure is not None:
             if costly is not None:
                 costly.append(tuple((str(h), value(h)) for h in prover.holes()))
-            synth.add(failure)
-            continue
-        pre = _number(z3.simplify(prover.pre_cost(value)))
+            return Refine(failure)
+        pre = number(prover.pre_cost(value))
         edges, weights, costs = _cost_edges(graph, prover, value)
         top, _ = walks(edges, weights, (0, prover.first), horizon)
         assert top is not None
@@ -466,14 +429,22 @@ def prove(
             pre + top,
             len(graph.states),
             len(graph.steps),
-            tuple(duties),
+            (),
             costs=checks,
             guards=tuple(dict.fromkeys(site for step in graph.steps for site, _ in step.guards)),
             hides=_hides(graph),
             modes=len(prover.reachable) if one_query else 0,
             assignment=tuple((str(h), value(h)) for h in prover.holes()),
         )
-    return None
+
+    found = cegis.search(
+        prover.holes(),
+        prover.fixed(lambda h: h),
+        lambda value: [duty(move, value) for move in prover.moves],
+        close,
+        budget,
+    )
+    return None if found is None else replace(found.proof, obligations=found.formulas)
 
 
 def _hides(graph: Graph) -> tuple[tuple[str, str], ...]:
@@ -505,10 +476,7 @@ def _cost_edges(
     for m, move in enumerate(prover.moves):
         step = graph.steps[move.step]
         points = prover.points(move)
-        prices = [
-            _number(z3.simplify(prover.edge_cost(move, value, _val(dx), _val(dl))))
-            for dx, dl in points
-        ]
+        prices = [number(prover.edge_cost(move, value, _val(dx), _val(dl))) for dx, dl in points]
         worst = max(range(len(points)), key=lambda k: prices[k])
         dx, dl = points[worst]
         to = None if step.target is None else (step.target, move.after)
@@ -517,7 +485,7 @@ def _cost_edges(
         costs.append((("step", m, dx, dl), move.before))
     for s, mode in sorted(prover.reachable, key=repr):
         ends = (-prover.unit, prover.unit) if mode[0] == "moved" else (Fraction(0),)
-        prices = [_number(z3.simplify(prover.post_cost(s, mode, _val(p), value))) for p in ends]
+        prices = [number(prover.post_cost(s, mode, _val(p), value)) for p in ends]
         worst = max(range(len(ends)), key=lambda k: prices[k])
         edges.append(((s, mode), None, -1 - s, ends[worst]))
         weights.append(prices[worst])
@@ -544,7 +512,7 @@ def _cost_failure(
 
     if top is None:
         return both([symbolic(e) <= 0 for e in walk])
-    pre = _number(z3.simplify(prover.pre_cost(value)))
+    pre = number(prover.pre_cost(value))
     if pre + top <= epsilon:
         return None
     return total([prover.pre_cost(lambda h: h), *(symbolic(e) for e in walk)]) <= _val(epsilon)

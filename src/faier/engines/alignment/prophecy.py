@@ -24,17 +24,19 @@ readable off it).
 from __future__ import annotations
 
 from collections.abc import Hashable
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 import z3
 
 from faier.core.budget import Budget
-from faier.engines.alignment import loops
+from faier.engines.alignment import cegis, loops
+from faier.engines.alignment.cegis import Duty, Refine, Value, number
 from faier.engines.alignment.execute import Form, Symbols, both, form_term, holds, total
-from faier.engines.alignment.induction import Loopproof, _number, _sel, hole_search
+from faier.engines.alignment.induction import Loopproof, _sel
 from faier.engines.alignment.states import Graph, Step, live_names
-from faier.engines.alignment.synthesis import MAX_ROUNDS, _val
+from faier.engines.alignment.synthesis import _val
 from faier.engines.alignment.values import STATE
 from faier.engines.alignment.walks import Edge, walks
 
@@ -275,9 +277,7 @@ class Prophecy:
                         else ("done" if before == "done" else "pending")
                     )
                     costs = {
-                        sign: _number(
-                            z3.simplify(self.step_cost(step, kind, _val(sign * self.unit), value))
-                        )
+                        sign: number(self.step_cost(step, kind, _val(sign * self.unit), value))
                         for sign in (-1, 1)
                     }
                     sign = max(costs, key=lambda k: costs[k])
@@ -289,7 +289,7 @@ class Prophecy:
             for mode in ("pending0", "done"):
                 if (s, mode) in self.reachable:
                     edges.append(((s, mode), None, -1 - s, Fraction(0)))
-                    weights.append(_number(z3.simplify(self.post_cost(s, value))))
+                    weights.append(number(self.post_cost(s, value)))
                     what.append(("post", s, mode))
         return edges, weights, what
 
@@ -323,58 +323,34 @@ def prove(graph: Graph, unit: Fraction, epsilon: Fraction, budget: Budget) -> Lo
         # a run that never stores the counter could meet an aligned run that does: the
         # winner would not be readable off the aligned run, so the alignment not invertible
         return None
-    synth = hole_search(prophecy.holes(), prophecy.fixed(lambda h: h))
     sym = Symbols(1, False)
     x, y = sym.x[0], sym.x2[0]
     slack = {n: z3.Real(f"slack_{j}") for j, n in enumerate(prophecy.names)}
-    duties = prophecy.duties()
-    for _ in range(MAX_ROUNDS):
-        budget.check_time()
-        if synth.check() != z3.sat:
-            return None
-        model = synth.model()
+    near = [y - x <= _val(unit), x - y <= _val(unit)]
 
-        def value(h: Any, model: z3.ModelRef = model) -> Fraction:
-            return _number(model.eval(h, model_completion=True))
+    def duty(kind: str, step: Step, other: Step, value: Value) -> Duty:
+        hyp, goal = prophecy.obligation(kind, step, other, x, y, sym.eta, slack, value)
 
-        found = False
-        formulas = []
-        for kind, step, other in duties:
-            hyp, goal = prophecy.obligation(kind, step, other, x, y, sym.eta, slack, value)
-            formula = both([y - x <= _val(unit), x - y <= _val(unit), *hyp, z3.Not(goal)])
-            formulas.append(formula)
-            solver = z3.Solver()
-            solver.add(formula)
-            answer = solver.check()
-            if answer == z3.unknown:
-                return None
-            if answer == z3.sat:
-                found = True
-                m = solver.model()
-                xv, yv = _number(m.eval(x, True)), _number(m.eval(y, True))
-                noise = {k: _number(m.eval(v, True)) for k, v in sym.noise.items()}
-                slacks = {n: _number(m.eval(v, True)) for n, v in slack.items()}
+        def refine(m: z3.ModelRef) -> Any:
+            xv, yv = number(m.eval(x, True)), number(m.eval(y, True))
+            noise = {k: number(m.eval(v, True)) for k, v in sym.noise.items()}
+            slacks = {n: _val(number(m.eval(v, True))) for n, v in slack.items()}
+            hyp_c, goal_c = prophecy.obligation(
+                kind, step, other, xv, yv, lambda k: noise.get(k, 0), slacks, lambda h: h
+            )
+            return z3.Implies(both(hyp_c), goal_c)
 
-                def eta(k: int, noise: dict[int, Fraction] = noise) -> Any:
-                    return noise.get(k, Fraction(0))
+        return Duty(both([*near, *hyp, z3.Not(goal)]), refine)
 
-                fixed_slack = {n: _val(v) for n, v in slacks.items()}
-                hyp_c, goal_c = prophecy.obligation(
-                    kind, step, other, xv, yv, eta, fixed_slack, lambda h: h
-                )
-                synth.add(z3.Implies(both(hyp_c), goal_c))
-        if found:
-            continue
+    def close(value: Value) -> Loopproof | Refine | None:
         edges, weights, what = prophecy.edges(value)
         top, walk = walks(edges, weights, (0, "pending0"))
         if top is None:
-            synth.add(both([prophecy.symbolic_cost(edges[e], what[e]) <= 0 for e in walk]))
-            continue
-        pre = _number(z3.simplify(prophecy.pre_cost(value)))
+            return Refine(both([prophecy.symbolic_cost(edges[e], what[e]) <= 0 for e in walk]))
+        pre = number(prophecy.pre_cost(value))
         if pre + top > epsilon:
             parts = [prophecy.symbolic_cost(edges[e], what[e]) for e in walk]
-            synth.add(total([prophecy.pre_cost(lambda h: h), *parts]) <= _val(epsilon))
-            continue
+            return Refine(total([prophecy.pre_cost(lambda h: h), *parts]) <= _val(epsilon))
         return Loopproof(
             tuple(
                 (k[0], k[1], value(prophecy.c[k]) * unit, value(prophecy.d[k]))
@@ -385,7 +361,16 @@ def prove(graph: Graph, unit: Fraction, epsilon: Fraction, budget: Budget) -> Lo
             pre + top,
             len(graph.states),
             len(graph.steps),
-            tuple(formulas),
+            (),
             tuple((n, value(prophecy.high[n]) * unit) for n in prophecy.names),
         )
-    return None
+
+    duties = prophecy.duties()
+    found = cegis.search(
+        prophecy.holes(),
+        prophecy.fixed(lambda h: h),
+        lambda value: [duty(kind, step, other, value) for kind, step, other in duties],
+        close,
+        budget,
+    )
+    return None if found is None else replace(found.proof, obligations=found.formulas)
