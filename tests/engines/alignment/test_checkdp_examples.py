@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 
 import mpmath
@@ -87,7 +88,12 @@ def test_smart_sum_below_its_bound_is_refuted_on_the_grid() -> None:
 
 # ---------------------------------------------------------------- independent integrals
 
-mpmath.mp.dps = 30
+
+@pytest.fixture(autouse=True)
+def _thirty_digits() -> Iterator[None]:
+    """The integrals below at 30 digits (restored after each test)."""
+    with mpmath.workdps(30):
+        yield
 
 
 def _density(scale: int, t: mpmath.mpf) -> mpmath.mpf:

@@ -17,6 +17,7 @@ from faier.mechanisms.coarsen import coarsened
 from faier.mechanisms.program import Program
 from faier.privacy.budget import Epsilon
 from faier.privacy.neighbours import EveryQuery, OneQuery
+from faier.privacy.specs import DifferentialPrivacy
 from faier.results import Enclosure, Verdict
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "checkdp"
@@ -112,3 +113,52 @@ def test_coarsening_never_refutes_a_correct_sparse_vector(name: str) -> None:
         assert isinstance(narrowed.mechanism, Program)
         coarse = Problem(problem.name, coarsened(narrowed.mechanism, cuts), narrowed.privacy)
         assert CERTIFIED.verify(coarse, eps, options, None).verdict is Verdict.HOLDS
+
+
+@faier.program(inputs=faier.grid(1, 1))
+def _difference(q, ctx):  # type: ignore[no-untyped-def]
+    return q[0] + ctx.draw(faier.laplace(0, 1)) - ctx.draw(faier.laplace(0, 1))
+
+
+def test_a_released_sum_of_noise_is_refuted_through_its_coarsening() -> None:
+    """q + η₁ − η₂ (Laplace(1) each) at ε = 1/2: no alignment costs less than 1, and the
+    certified engine refuses the released sum (its density is a convolution).  Cut at 0:
+    Pr[< 0 | q = 0] = 1/2 and Pr[< 0 | q = 1] = Pr[η₁ − η₂ < −1] = 3/(4e) (the difference
+    of two Laplace(1) has Pr[X > t] = (2 + t)·e^(−t)/4 for t ≥ 0), so the event's loss is
+    ln(2e/3) = 1 + ln(2/3) ≈ 0.59 > 1/2."""
+    import math
+
+    import mpmath
+
+    def below(q: int) -> mpmath.mpf:
+        """Pr[q + η₁ − η₂ < 0], integrating over η₂."""
+
+        def cdf(t: mpmath.mpf) -> mpmath.mpf:
+            return mpmath.exp(t) / 2 if t < 0 else 1 - mpmath.exp(-t) / 2
+
+        kinks = sorted({0, q})  # |η₂| and the cdf of η₁ at η₂ − q
+        return mpmath.quad(
+            lambda e: mpmath.exp(-abs(e)) / 2 * cdf(e - q), [-mpmath.inf, *kinks, mpmath.inf]
+        )
+
+    problem = Problem("difference", _difference, DifferentialPrivacy(EveryQuery(1)))
+    result = faier.verify(problem, "1/2", engine="alignment")
+    assert result.verdict is Verdict.VIOLATED
+    witness = result.certified_witness
+    assert witness is not None
+    event, _, named = witness.output.partition(", ")
+    assert named == "each released number replaced by where it lies among the cut point 0"
+    assert event in ("< 0", "≥ 0")
+
+    def chance(q: int) -> mpmath.mpf:
+        return below(q) if event == "< 0" else 1 - below(q)
+
+    (left,), (right,) = witness.left_value, witness.right_value
+    assert abs(left - right) == 1
+    with mpmath.workdps(30):
+        p, q = chance(left), chance(right)
+        assert witness.p.lower - 1e-15 <= p <= witness.p.upper + 1e-15
+        assert witness.q.lower - 1e-15 <= q <= witness.q.upper + 1e-15
+        assert abs(mpmath.log(p / q) - (1 + mpmath.log(mpmath.mpf(2) / 3))) < 1e-20
+    assert "ε* ≥ 1 + ln(2/3)" in result.method
+    assert result.enclosure is not None and math.isinf(result.enclosure.upper)
