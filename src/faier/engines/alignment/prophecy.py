@@ -33,7 +33,7 @@ import z3
 from faier.core.budget import Budget
 from faier.engines.alignment import cegis, loops
 from faier.engines.alignment.cegis import Duty, Refine, Value, number
-from faier.engines.alignment.execute import Form, Symbols, both, form_term, holds, total
+from faier.engines.alignment.execute import Form, Symbols, both, either, form_term, holds, total
 from faier.engines.alignment.induction import Loopproof, _sel
 from faier.engines.alignment.states import Graph, Step, live_names
 from faier.engines.alignment.synthesis import _val
@@ -351,6 +351,17 @@ def prove(graph: Graph, unit: Fraction, epsilon: Fraction, budget: Budget) -> Lo
         if pre + top > epsilon:
             parts = [prophecy.symbolic_cost(edges[e], what[e]) for e in walk]
             return Refine(total([prophecy.pre_cost(lambda h: h), *parts]) <= _val(epsilon))
+        checks = []  # each edge's weight, checked over every change rather than its ends
+        for weight, (kind, index, label) in zip(weights, what, strict=True):
+            if kind == "post":
+                term = prophecy.post_cost(index, value)
+            else:
+                term = prophecy.step_cost(graph.steps[index], label, y - x, value)
+            checks.append(both([*near, term > _val(weight)]))
+        solver = z3.Solver()
+        solver.add(either(checks))
+        if solver.check() != z3.unsat:
+            return None
         return Loopproof(
             tuple(
                 (k[0], k[1], value(prophecy.c[k]) * unit, value(prophecy.d[k]))
@@ -363,6 +374,7 @@ def prove(graph: Graph, unit: Fraction, epsilon: Fraction, budget: Budget) -> Lo
             len(graph.steps),
             (),
             tuple((n, value(prophecy.high[n]) * unit) for n in prophecy.names),
+            tuple(checks),
         )
 
     duties = prophecy.duties()
