@@ -228,3 +228,13 @@ def test_the_cli_says_violated_with_the_coarsened_event(
     assert data["witness"]["inputs"] == [[0, 0, 0, 0], [1, 1, 1, 1]]
     assert "cut point 0" in data["witness"]["output"]
     assert data["epsilon_star"]["upper"] == "inf"
+
+
+def test_auto_keeps_the_grid_verdict_and_says_where_the_cost_passes_epsilon() -> None:
+    """Under auto, BadSVT 4 holds on its grid of 3 queries (so it does), the alignment engine
+    adds its proof at n = 3, and the note names n = 5 for the alignment engine to decide."""
+    result = faier.verify(str(EXAMPLES / "bad_svt4.py"), "1")
+    assert result.verdict is Verdict.HOLDS and "grid" in result.privacy
+    assert result.proof is not None and result.proof.data["queries"] == 3
+    note = result.proof.data["every_n"]
+    assert "at n = 5" in note and "'--engine alignment' looks there" in note

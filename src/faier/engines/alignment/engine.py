@@ -158,7 +158,7 @@ def verify(problem: Problem, eps: Epsilon, options: Options, *, widen: bool = Fa
     integer = any(d.kind == "discrete_laplace" for p in paths for d in p.draws)
     symbols = execute.Symbols(n, integer)
     setting = Setting(paths, symbols, neighbour_formula(relation), epsilon_lower(eps), unit)
-    every_n = _every_n(problem, program, eps, setting, relation, budget, started, method, not widen)
+    every_n = _every_n(problem, program, eps, setting, relation, budget, started, method)
     if isinstance(every_n, Result):
         return every_n
     cuts = _cuts(paths)
@@ -184,6 +184,8 @@ def verify(problem: Problem, eps: Epsilon, options: Options, *, widen: bool = Fa
                 if longer_tried:
                     note += f"; {_grew(every_n.growth, eps)}, but no witness was found: "
                     note += longer_tried
+                elif every_n.growth is not None and widen:
+                    note += f"; {_grew(every_n.growth, eps)}: '--engine alignment' looks there"
                 return _proved(problem, eps, setting, outcome, started, method, relation, note)
     except BudgetExceeded as exc:
         return _unknown(problem, eps, exc.reason, started, method)
@@ -371,10 +373,9 @@ def _every_n(
     budget: Budget,
     started: float,
     method: str,
-    further: bool,
 ) -> Result | NotEveryN:
-    """A proof for every number of queries (``induction.py``), or why there is none (and,
-    if ``further``, where the loop's cost passes ε: ``horizon.py``)."""
+    """A proof for every number of queries (``induction.py``), or why there is none (and
+    where the loop's cost passes ε: ``horizon.py``)."""
     costly: list[horizon.Assignment] = []
     try:
         loop = loops.split(program.body)
@@ -393,7 +394,7 @@ def _every_n(
             proof = prophecy.prove(graph, setting.unit, setting.epsilon, budget)
             family = "winner"
         growth = None
-        if proof is None and further:
+        if proof is None:
             growth = horizon.growth(
                 graph,
                 setting.unit,
