@@ -184,6 +184,11 @@ class Prover:
                         todo.append((step.target, after))
         return moves, seen
 
+    def pairs(self) -> list[tuple[int, Mode]]:
+        """The reachable (state, mode) pairs in a fixed order (not a set's, which depends on
+        string hashing: the synthesiser's constraints, hence its answer, would vary)."""
+        return sorted(self.reachable, key=lambda p: (p[0], p[1][0], sorted(p[1][1])))
+
     def holes(self) -> list[z3.ArithRef]:
         out = [*self.c.values(), *self.d.values(), *self.dist.values()]
         if self.one_query:
@@ -312,7 +317,7 @@ class Prover:
                 continue
             change = total([_val(c) * pre_shifts[k] for k, c in form.noise if k < STATE])
             out.append(change == self.distance(name, self.first, Fraction(0), value))
-        for s, mode in sorted(self.reachable, key=repr):
+        for s, mode in self.pairs():
             for form in self.graph.post[s][1]:
                 if form.inputs:
                     out.append(z3.BoolVal(False))
@@ -483,7 +488,7 @@ def _cost_edges(
         edges.append(((step.source, move.before), to, move.step, dx))
         weights.append(prices[worst])
         costs.append((("step", m, dx, dl), move.before))
-    for s, mode in sorted(prover.reachable, key=repr):
+    for s, mode in prover.pairs():
         ends = (-prover.unit, prover.unit) if mode[0] == "moved" else (Fraction(0),)
         prices = [number(prover.post_cost(s, mode, _val(p), value)) for p in ends]
         worst = max(range(len(ends)), key=lambda k: prices[k])
