@@ -189,6 +189,26 @@ def test_a_stored_counter_and_the_counter_s_truth_are_not_constants() -> None:
         assert faier.verify(problem, "1", engine="alignment").verdict is Verdict.VIOLATED
 
 
+def test_counter_branches_compare_with_any_constant_number() -> None:
+    """CheckDP's T is a float: ``i > T`` for T = 2.5 or 5/2 is a branch like ``i > 2``."""
+
+    @faier.program(inputs=faier.grid(2, 1))
+    def cut(q, ctx):  # type: ignore[no-untyped-def]
+        out = []
+        for i in range(len(q)):
+            if i > 2.5 or i + 1 >= Fraction(7, 2):
+                break
+            out.append(q[i] + ctx.draw(faier.laplace(0, 1)))
+        return tuple(out)
+
+    graph = states.explore(loops.split(cut.body), False, Budget(10, None))
+    assert {tuple(taken for _, taken in step.guards) for step in graph.steps} == {
+        (True,),
+        (False, True),
+        (False, False),
+    }
+
+
 @pytest.mark.parametrize(
     ("line", "why"),
     [

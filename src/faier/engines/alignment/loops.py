@@ -6,9 +6,10 @@ an explicit environment of local variables: ``pre`` once, ``step`` from any
 loop state, ``post`` from any state the loop may stop in.  ``break`` in the
 step becomes an exception the runner catches.  Inside the step the queries
 are reachable only as ``q[i]`` (or the loop variable ``a``), and ``i`` only as
-``q[i]``, ``i == 0`` or a value stored for the output: everything else is
-"not modelled" (the symbolic-n proof then does not apply; the fixed-n one
-still does).
+``q[i]``, ``i == 0``, a value stored for the output, or in arithmetic with
+constants whose comparisons are counter branches (:class:`Counter`):
+everything else is "not modelled" (the symbolic-n proof then does not apply;
+the fixed-n one still does).
 """
 
 from __future__ import annotations
@@ -108,12 +109,12 @@ class Counter:
 
     def _operand(self, other: Any) -> Counter:
         if isinstance(other, Counter | Index) or (
-            isinstance(other, int | Fraction) and not isinstance(other, bool)
+            isinstance(other, int | Fraction | float) and not isinstance(other, bool)
         ):
             return self
         raise NotALoop(
-            f"the loop counter combined with {type(other).__name__} (only with integer "
-            "constants and the counter itself)"
+            f"the loop counter combined with {type(other).__name__} (only with constant "
+            "numbers and the counter itself)"
         )
 
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _operand
