@@ -7,8 +7,9 @@ length and a loop releasing every m-th query — both branching on the loop coun
 a choice in the proof for every n —; Laplace or exponential
 noise of a random scale) are given to the alignment engine at a random ε; whenever it
 proves the claim, the certified engine's ε* over the grid {0,1}ⁿ (an interval
-whose lower end is rounded down) must not exceed that ε.  About 1–2 s an
-example, so a few examples only.
+whose lower end is rounded down) must not exceed that ε, and the program with its
+released numbers coarsened (cut at −1 and 0) must not be violated at ε.  About 1–2 s
+an example, so a few examples only.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from hypothesis import strategies as st
 
 import faier
 from faier.core.problem import Problem
+from faier.mechanisms.coarsen import coarsened
+from faier.mechanisms.program import Program
 from faier.privacy.neighbours import EveryQuery, OneQuery
 from faier.privacy.specs import DifferentialPrivacy
 from faier.results import Verdict
@@ -143,3 +146,7 @@ def test_a_proof_never_coexists_with_a_larger_grid_epsilon(case: tuple[Problem, 
     grid = faier.epsilon(problem, engine="certified")
     assert grid.enclosure is not None
     assert grid.enclosure.lower <= float(Fraction(claim)) * (1 + 1e-12)
+    # nor with a violation of its coarsening (the refutation's post-processing)
+    assert isinstance(problem.mechanism, Program)
+    coarse = Problem(problem.name, coarsened(problem.mechanism, (-1, 0)), problem.privacy)
+    assert faier.verify(coarse, claim, engine="certified").verdict is not Verdict.VIOLATED
