@@ -301,6 +301,7 @@ def _violated(
     enclosure = result.enclosure
     if found.cuts is not None and witness is not None:
         event = coarsen.describe(found.cuts)
+        own = found.attained == witness.output
         witness = replace(witness, output=f"{witness.output}, {event}")
         method = (
             f"{why}; the certified engine decided {attempt.what} on the program with {event} "
@@ -311,10 +312,13 @@ def _violated(
         if loss is not None:
             enclosure = Enclosure(loss.lower, math.inf)
             shown = loss.closed_form or f"{loss.lower:.10g}"
-            method += (
-                f"; ε* ≥ {shown}, the largest loss of the coarsened outputs on the witness "
-                "pair: a lower bound (the program's ε* may be larger)"
+            source = (
+                "the witness event's loss, the largest of the coarsened outputs on its pair"
+                if own
+                else f"the loss of the coarsened output {found.attained} on the witness pair, "
+                "the largest there"
             )
+            method += f"; ε* ≥ {shown}, {source}: a lower bound (the program's ε* may be larger)"
     return replace(
         result,
         target=problem.name,

@@ -173,6 +173,8 @@ class Found:
     loss: Enclosure | None = None
     """With cuts: the coarsened program's ε* on the witness pair, a lower bound of the
     program's ε* (the largest loss of its events there)."""
+    attained: str | None = None
+    """The coarsened output that attains ``loss`` (the witness's, when they agree)."""
 
 
 def decide(
@@ -226,23 +228,29 @@ def decide(
             result = CERTIFIED.verify(coarse, eps, options, None)
             if result.verdict is Verdict.VIOLATED:
                 found = Found(result, replace(attempt, problem=coarse), points)
-                return replace(found, loss=_pair_loss(found, options)), ""
+                loss, attained = _pair_loss(found, options)
+                return replace(found, loss=loss, attained=attained), ""
             shown = ", ".join(str(c) for c in points)
             tried.append(f"{attempt.what}, released numbers cut at {shown}: {_answer(result)}")
     return None, "; ".join(tried)
 
 
-def _pair_loss(found: Found, options: Options) -> Enclosure | None:
-    """The certified engine's ε* of the coarsened program on the witness pair alone."""
+def _pair_loss(found: Found, options: Options) -> tuple[Enclosure | None, str | None]:
+    """The certified engine's ε* of the coarsened program on the witness pair alone, and the
+    output attaining it."""
     from faier.engines.certified.entry import ENGINE as CERTIFIED
 
     witness = found.result.certified_witness
     if witness is None:
-        return None
+        return None, None
     pair = (_vector(witness.left_value), _vector(witness.right_value))
     narrowed = on_pairs(found.attempt.problem, [pair], found.attempt.queries, "the pair")
-    star = CERTIFIED.epsilon(narrowed.problem, options, None).epsilon_star
-    return star if isinstance(star, Enclosure) and not star.infinite else None
+    result = CERTIFIED.epsilon(narrowed.problem, options, None)
+    star = result.epsilon_star
+    if not isinstance(star, Enclosure) or star.infinite:
+        return None, None
+    best = result.certified_witness
+    return star, None if best is None else best.output
 
 
 def _vector(value: object) -> Hashable:
