@@ -8,18 +8,67 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 
 def _loaded_after(statement: str) -> set[str]:
-    code = f"import sys; {statement}; print(' '.join(sorted(sys.modules)))"
+    code = f"import sys\n{statement}\nprint(' '.join(sorted(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return set(out.stdout.split())
 
 
+HEAVY = ("numpy", "scipy", "sympy", "z3", "stormpy", "lark", "yaml", "matplotlib", "dask")
+"""Libraries no start may load: each costs 0.03-0.5 s, and the commands that need one import it."""
+
+
+def test_import_faier_loads_no_heavy_library_and_no_engine() -> None:
+    """``import faier`` is the version and a table of where each public name lives (PEP 562)."""
+    loaded = _loaded_after("import faier")
+    for heavy in (*HEAVY, "faier.api", "faier.mechanisms.handlers", "faier.logic"):
+        assert heavy not in loaded, heavy
+
+
+def test_a_public_name_loads_its_module_on_first_use() -> None:
+    loaded = _loaded_after(
+        "import faier; assert faier.epsilon.__module__ == 'faier.api'; "
+        "from faier import Program, program, __all__; "
+        "assert all(getattr(faier, n) is not None for n in __all__); "
+        "import faier.mechanisms.program; assert faier.program is faier.mechanisms.program"
+    )
+    assert "faier.api" in loaded and "numpy" in loaded
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    _loaded_after("import faier\ntry:\n faier.nothing\nexcept AttributeError: pass\nelse: 1/0")
+
+
 def test_cli_start_does_not_load_sympy() -> None:
     loaded = _loaded_after("import faier.cli.main")
-    assert "faier.api" in loaded
-    assert "sympy" not in loaded
+    for heavy in (*HEAVY, "faier.api", "faier.logic", "faier.examples"):
+        assert heavy not in loaded, heavy
+
+
+def test_check_help_stays_light() -> None:
+    """``faier check --help`` builds every command's options and prints: no engine, no Storm."""
+    loaded = _loaded_after(
+        "from faier.cli.main import _run_app; import contextlib, io\n"
+        "with contextlib.redirect_stdout(io.StringIO()): _run_app(['check', '--help'])"
+    )
+    for heavy in (*HEAVY, "faier.api", "faier.logic"):
+        assert heavy not in loaded, heavy
+
+
+def test_check_loads_no_numerical_library() -> None:
+    """``faier check`` of a PRISM question needs Storm and the formula parser, nothing numerical."""
+    model = Path(__file__).parent / "logic" / "models" / "herman.3.prism"
+    loaded = _loaded_after(
+        "from faier.cli.main import _run_app; import contextlib, io\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"  assert _run_app(['check', {str(model)!r}, '-f', 'P=? [F x1=x2]', '--json']) == 0"
+    )
+    assert "stormpy" in loaded
+    for heavy in ("numpy", "scipy", "sympy", "z3", "matplotlib", "dask", "faier.api"):
+        assert heavy not in loaded, heavy
 
 
 def test_cli_start_does_not_load_the_tester_or_batch_runner() -> None:

@@ -19,33 +19,82 @@ Public modules:
   statistical tester; ``faier.adapters``: OpenDP and diffprivlib objects as black boxes.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from faier import results as _results
-from faier.api import audit, epsilon, load_problem, pld, verify
-from faier.assertions import Assurance, assert_private
 from faier.core import engine as _engine
-from faier.core.options import Options
-from faier.core.problem import Problem
-from faier.errors import FaierError, InputError
-from faier.mechanisms import (
-    Context,
-    Done,
-    Interactive,
-    PermuteQueries,
-    Program,
-    StepProgram,
-    grid,
-    permute_queries,
-    program,
-    scalars,
-)
-from faier.mechanisms.continuous import exponential, gaussian, laplace
-from faier.mechanisms.discrete_noise import discrete_gaussian, discrete_laplace
-from faier.model.distribution import Distribution, bernoulli, truncated_geometric
-from faier.privacy.budget import Epsilon
-from faier.results import Result, Verdict
 from faier.version import VERSION
 
+if TYPE_CHECKING:
+    from faier.api import audit, epsilon, load_problem, pld, verify
+    from faier.assertions import Assurance, assert_private
+    from faier.core.options import Options
+    from faier.core.problem import Problem
+    from faier.errors import FaierError, InputError
+    from faier.mechanisms import (
+        Context,
+        Done,
+        Interactive,
+        PermuteQueries,
+        Program,
+        StepProgram,
+        grid,
+        permute_queries,
+        program,
+        scalars,
+    )
+    from faier.mechanisms.continuous import exponential, gaussian, laplace
+    from faier.mechanisms.discrete_noise import discrete_gaussian, discrete_laplace
+    from faier.model.distribution import Distribution, bernoulli, truncated_geometric
+    from faier.privacy.budget import Epsilon
+    from faier.results import Result, Verdict
+
 __version__ = VERSION
+
+_HOMES: dict[str, tuple[str, ...]] = {
+    "faier.api": ("audit", "epsilon", "load_problem", "pld", "verify"),
+    "faier.assertions": ("Assurance", "assert_private"),
+    "faier.core.options": ("Options",),
+    "faier.core.problem": ("Problem",),
+    "faier.errors": ("FaierError", "InputError"),
+    "faier.mechanisms": (
+        "Context",
+        "Done",
+        "Interactive",
+        "PermuteQueries",
+        "Program",
+        "StepProgram",
+        "grid",
+        "permute_queries",
+        "program",
+        "scalars",
+    ),
+    "faier.mechanisms.continuous": ("exponential", "gaussian", "laplace"),
+    "faier.mechanisms.discrete_noise": ("discrete_gaussian", "discrete_laplace"),
+    "faier.model.distribution": ("Distribution", "bernoulli", "truncated_geometric"),
+    "faier.privacy.budget": ("Epsilon",),
+    "faier.results": ("Result", "Verdict"),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+"""Where each public name lives: imported on first use (PEP 562), so ``import faier``
+and the ``faier`` command load numpy, the engines and the API only when they are used."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module 'faier' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "Assurance",

@@ -12,7 +12,6 @@ from typing import Annotated
 
 import typer
 
-from faier import api
 from faier.cli.common import (
     ClusterOption,
     DeltaOption,
@@ -79,6 +78,7 @@ def audit(
     html: ReportOption = None,
 ) -> None:
     """Audit a real function: exact ε* of the worst neighbouring pair found, with the line."""
+    from faier import api
     from faier.auditing.target import read_arguments
 
     check_report_path(html)

@@ -16,7 +16,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from faier import api
 from faier.cli.common import (
     WIDTH,
     ArithmeticOption,
@@ -47,10 +46,7 @@ from faier.cli.common import (
     run_result,
 )
 from faier.cli.report import ReportOption, result_extras
-from faier.core import engine as registry
 from faier.errors import InputError
-from faier.examples import statdp_suite, table2
-from faier.examples.registry import EXAMPLES
 from faier.mechanisms import isolation
 from faier.results import ExitCode, Verdict
 
@@ -91,6 +87,8 @@ def epsilon(
     With unknown parameters: the supremum of ε* over their domain.
     """
     given = locals()
+    from faier import api
+
     run_result(
         "epsilon",
         lambda: api.epsilon(target, options_from(given), progress=progress),
@@ -128,6 +126,8 @@ def verify(
     With unknown parameters: for every value in their domain (or where it fails).
     """
     given = locals()
+    from faier import api
+
     run_result(
         "verify",
         lambda: api.verify(target, eps, options_from(given), progress=progress),
@@ -140,6 +140,8 @@ def verify(
 @app.command()
 def engines(as_json: JsonOption = False) -> None:
     """List the engines: what each answers, what it needs, and its installed back ends."""
+    from faier.core import engine as registry
+
     found = [registry.get(name) for name in registry.names()]
     if as_json:
         data = [
@@ -168,6 +170,8 @@ def engines(as_json: JsonOption = False) -> None:
 @app.command()
 def examples(as_json: JsonOption = False) -> None:
     """List the built-in case studies, their parameters and defaults."""
+    from faier.examples.registry import EXAMPLES
+
     if as_json:
         data = [
             {
@@ -227,6 +231,9 @@ def demo(as_json: JsonOption = False) -> None:
     mechanisms (and Gaussian variants) on 3 queries at ε₀ = 0.7, verdicts and
     ε* with certified arithmetic.  docs/REFERENCES.md cites the papers.
     """
+    from faier import api
+    from faier.examples import table2
+
     rows = []
     table = Table(title="faier: FAIER journal Table 2, recomputed exactly", title_justify="left")
     for column in (
@@ -282,6 +289,9 @@ def demo(as_json: JsonOption = False) -> None:
 
 def _statdp_suite(rows: list[dict[str, Any]]) -> Table:
     """StatDP's suite with continuous noise decided, appended to the demo's rows."""
+    from faier import api
+    from faier.examples import statdp_suite
+
     table = Table(
         title="StatDP's suite, continuous noise decided with certified arithmetic "
         f"(n = 3 queries over {{0, 1, 2}}, claim ε₀ = {statdp_suite.CLAIM})",

@@ -9,7 +9,6 @@ from typing import Annotated
 
 import typer
 
-from faier import api
 from faier.cli.common import (
     DeltaOption,
     HorizonOption,
@@ -80,6 +79,8 @@ def pld(
     """
     given = locals()
     from importlib.util import find_spec
+
+    from faier import api
 
     check_report_path(html)
     use_accountant = accountant and find_spec("dp_accounting") is not None

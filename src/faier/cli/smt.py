@@ -16,7 +16,6 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from faier import api
 from faier.cli.common import (
     HorizonOption,
     JsonOption,
@@ -128,6 +127,8 @@ def closed_form(
 ) -> None:
     """Print each outcome's probability under each prior as a function of the parameters."""
     given = locals()
+    from faier import api
+
     with bad_input_exits():
         forms = api.closed_forms(target, options_from(given), output=output)
     if as_json:

@@ -36,7 +36,7 @@ from faier.cli.common import (
 )
 from faier.cli.report import ReportOption
 from faier.errors import BudgetExceeded, InputError
-from faier.mechanisms.library.continuous import SUITE
+from faier.mechanisms.library.suite_names import SUITE_NAMES
 from faier.results import ExitCode
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ TestTarget = Annotated[
     str,
     typer.Argument(
         help="built-in example, continuous suite name ("
-        + ", ".join(SUITE)
+        + ", ".join(SUITE_NAMES)
         + ") or mechanism file (.py)"
     ),
 ]

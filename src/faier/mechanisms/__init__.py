@@ -9,14 +9,56 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
+import types
 from collections.abc import Callable, Hashable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from faier.mechanisms.handlers import Context, SamplingContext, distribution_of, enumerate_paths
-from faier.mechanisms.inputs import InputSpace, grid, scalars
-from faier.mechanisms.interactive import END, HALTED, Interactive
-from faier.mechanisms.program import Done, Program, StepProgram
-from faier.mechanisms.symmetry import PermuteQueries, permute_queries
+if TYPE_CHECKING:
+    from faier.mechanisms.handlers import (
+        Context,
+        SamplingContext,
+        distribution_of,
+        enumerate_paths,
+    )
+    from faier.mechanisms.inputs import InputSpace, grid, scalars
+    from faier.mechanisms.interactive import END, HALTED, Interactive
+    from faier.mechanisms.program import Done, Program, StepProgram
+    from faier.mechanisms.symmetry import PermuteQueries, permute_queries
+
+_HOMES: dict[str, tuple[str, ...]] = {
+    "handlers": ("Context", "SamplingContext", "distribution_of", "enumerate_paths"),
+    "inputs": ("InputSpace", "grid", "scalars"),
+    "interactive": ("END", "HALTED", "Interactive"),
+    "program": ("Done", "Program", "StepProgram"),
+    "symmetry": ("PermuteQueries", "permute_queries"),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+"""Where each name lives, imported on first use (PEP 562): the package's light modules
+(``isolation``) load without numpy and the interpreters."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module 'faier.mechanisms' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"faier.mechanisms.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+class _Package(types.ModuleType):
+    """This package, keeping the decorator :func:`program` under its name: importing the
+    submodule ``faier.mechanisms.program`` later would otherwise rebind it to the module."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "program" and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def program(
@@ -32,6 +74,9 @@ def program(
     permutes the outputs along (:class:`PermuteQueries`); the exact engine then
     searches inputs up to permutation, after checking the claim on a sample.
     """
+    from faier.mechanisms.inputs import InputSpace
+    from faier.mechanisms.program import Program
+
     space = inputs if isinstance(inputs, InputSpace) else InputSpace(tuple(inputs), "given inputs")
 
     def wrap(body: Callable[[Any, Context], Any]) -> Program[Any]:

@@ -9,6 +9,7 @@ A model file is where a user's mistakes surface, so every problem becomes a
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import math
 import re
@@ -16,9 +17,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Protocol
-
-import yaml
+from typing import TYPE_CHECKING, Any, Protocol
 
 from faier.errors import BudgetExceeded, InputError, ModelError
 from faier.model.hmm import HMM, MAX_HORIZON, Row, SparseRow, Vector, entries
@@ -31,6 +30,9 @@ from faier.model.probability import (
     parse_number,
     parse_probability,
 )
+
+if TYPE_CHECKING:
+    import yaml
 
 __all__ = [
     "KEYS",
@@ -188,33 +190,44 @@ def _format(file: Path, source: str) -> str:
         ) from None
 
 
-_SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's scanner and parser where PyYAML was built with it (a 7 MB model file: 28 s
-instead of 180 s), with PyYAML's own safe constructor either way."""
+@functools.cache
+def _strict_loader() -> type[yaml.SafeLoader]:
+    """A safe YAML loader that rejects a repeated key instead of keeping the last one.
 
+    libyaml's scanner and parser where PyYAML was built with it (a 7 MB model file: 28 s
+    instead of 180 s), with PyYAML's own safe constructor either way.  Made on first use:
+    PyYAML is imported only where a YAML file is read or written.
+    """
+    import yaml
 
-class _StrictLoader(_SafeLoader):  # type: ignore[valid-type,misc]
-    """A safe YAML loader that rejects a repeated key instead of keeping the last one."""
+    base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
-        seen: set[Hashable] = set()
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue
-            key = self.construct_object(key_node, deep=True)
-            if isinstance(key, Hashable):
-                if key in seen:
-                    raise yaml.constructor.ConstructorError(
-                        None, None, f"the key {key!r} appears twice", key_node.start_mark
-                    )
-                seen.add(key)
-        mapping: dict[Hashable, Any] = super().construct_mapping(node, deep)
-        return mapping
+    class StrictLoader(base):  # type: ignore[valid-type,misc]
+        def construct_mapping(
+            self, node: yaml.MappingNode, deep: bool = False
+        ) -> dict[Hashable, Any]:
+            seen: set[Hashable] = set()
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                if isinstance(key, Hashable):
+                    if key in seen:
+                        raise yaml.constructor.ConstructorError(
+                            None, None, f"the key {key!r} appears twice", key_node.start_mark
+                        )
+                    seen.add(key)
+            mapping: dict[Hashable, Any] = super().construct_mapping(node, deep)
+            return mapping
+
+    return StrictLoader
 
 
 def _parse_yaml(text: str, source: str) -> object:
+    import yaml
+
     try:
-        return yaml.load(text, Loader=_StrictLoader)
+        return yaml.load(text, Loader=_strict_loader())
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{source}: line {mark.line + 1}" if mark is not None else source
@@ -794,6 +807,8 @@ def save_hmm_file(model: HMMFile, path: str | Path) -> None:
     kind = _format(file, str(path))
     doc = hmm_document(model)
     if kind == "YAML":
+        import yaml
+
         text = yaml.safe_dump(
             doc, sort_keys=False, default_flow_style=None, allow_unicode=True, width=100
         )

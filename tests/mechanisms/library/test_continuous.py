@@ -91,3 +91,11 @@ def test_isvt4_reveals_the_noisy_answer() -> None:
 def test_histogram_returns_the_whole_noisy_vector() -> None:
     out = SUITE["histogram-laplace"].sample(QUERIES, 1.0, 10, np.random.default_rng(0), ())
     assert out.is_list and out.width == 5 and (out.codes == NUMBER).all()
+
+
+def test_the_suite_names_the_command_lists_are_the_suites() -> None:
+    """``faier test --help`` lists the suite from a light module: the two must not drift."""
+    from faier.mechanisms.library.continuous import SUITE
+    from faier.mechanisms.library.suite_names import SUITE_NAMES
+
+    assert tuple(SUITE) == SUITE_NAMES
