@@ -81,7 +81,7 @@ def check(
     """Check a dpCTL* formula (exit 0 holds, 1 fails, 3 unknown, 2 bad input)."""
     check_report_path(report)
     with bad_input_exits(ImportError):
-        from faier.logic import checker, loading
+        from faier.logic import checker, directed, loading
         from faier.logic.parser import ConstantNeeded, ParsedFormula, parse_formula
         from faier.report.check import render_check
 
@@ -100,7 +100,23 @@ def check(
             except ConstantNeeded:  # F<=B: read again with the model's constants
                 parsed = None
             question = None if state or parsed is None else parsed.formula
-            target = loading.load_model(model, given, overrides, question)
+            build = loading.build_file(model, given, overrides, question)
+            if (
+                build is not None
+                and parsed is not None
+                and neighbors is None
+                and directed.answerable(build, parsed)
+            ):  # Storm answers the question it built the model for
+                built = time.perf_counter()
+                result = directed.answer(build, parsed)
+                return replace(
+                    result, seconds=time.perf_counter() - started, model_seconds=built - started
+                )
+            target = (
+                build.model()
+                if build is not None
+                else loading.load_model(model, given, overrides, question)
+            )
             if parsed is None:
                 parsed = parse_formula(formula, constants=checker.constants_of(target))
             built = time.perf_counter()

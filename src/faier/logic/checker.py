@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import difflib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from fractions import Fraction
 
 from faier.errors import BudgetExceeded, SpecError
 from faier.logic._evaluate import Evaluator, recheck
 from faier.logic._storm import Optimum
+from faier.logic.expressions import Valuations
 from faier.logic.models import LogicModel, model_size
 from faier.logic.neighbours import NeighbourRelation, NeighbourSpec, matching_valuation
 from faier.logic.outcome import CheckResult, Closeness, OperatorReport
@@ -251,12 +252,33 @@ def _focus(model: LogicModel, state: str | Sequence[str] | None) -> tuple[str, .
 
 
 def _validate(model: LogicModel, parsed: ParsedFormula) -> None:
-    labels = model.label_sets()
-    has_pairs = bool(model.neighbours.pairs)
-    valuations = model.valuations
+    validate(
+        parsed,
+        model.name,
+        model.label_sets(),
+        model.valuations,
+        nondeterministic=isinstance(model.system, MDP),
+        has_pairs=bool(model.neighbours.pairs),
+        model=model,
+    )
+
+
+def validate(
+    parsed: ParsedFormula,
+    name: str,
+    labels: Collection[str],
+    valuations: Valuations | None,
+    *,
+    nondeterministic: bool,
+    has_pairs: bool,
+    model: LogicModel | None = None,
+) -> None:
+    """Every label, variable and operator of ``parsed`` makes sense on the model ``name``:
+    its ``labels``, its ``valuations`` (whose states may be any of the model's, since only
+    the variables' names and types are read), its kind; ``model`` for a reward question."""
     for path, node in walk(parsed.formula):
         if isinstance(node, Expression):
-            _validate_expression(model, parsed, path, node)
+            _validate_expression(name, valuations, parsed, path, node)
         if (
             isinstance(node, Atom)
             and node.name not in labels
@@ -267,7 +289,7 @@ def _validate(model: LogicModel, parsed: ParsedFormula) -> None:
             raise parsed.error(
                 path,
                 f"unknown label {node.name!r}",
-                f"{hint}labels of {model.name} are {', '.join(labels) or '(none)'}",
+                f"{hint}labels of {name} are {', '.join(labels) or '(none)'}",
             )
         if isinstance(node, Diff) and not has_pairs:
             raise parsed.error(
@@ -276,7 +298,8 @@ def _validate(model: LogicModel, parsed: ParsedFormula) -> None:
                 "give one, e.g. --neighbors 'a~b' or --neighbors '@in0~@in1'",
             )
         if isinstance(node, Reward):
-            if node.optimum is None and isinstance(model.system, MDP):
+            assert model is not None, "a reward question is validated on its model"
+            if node.optimum is None and nondeterministic:
                 raise parsed.error(
                     path,
                     "on an MDP the expected reward depends on the scheduler",
@@ -290,7 +313,7 @@ def _validate(model: LogicModel, parsed: ParsedFormula) -> None:
             isinstance(node, Prob)
             and isinstance(node.test, Query)
             and node.test.kind == "P"
-            and isinstance(model.system, MDP)
+            and nondeterministic
         ):
             raise parsed.error(
                 path,
@@ -300,28 +323,30 @@ def _validate(model: LogicModel, parsed: ParsedFormula) -> None:
 
 
 def _validate_expression(
-    model: LogicModel, parsed: ParsedFormula, path: tuple[int, ...], node: Expression
+    name: str,
+    valuations: Valuations | None,
+    parsed: ParsedFormula,
+    path: tuple[int, ...],
+    node: Expression,
 ) -> None:
     """A comparison needs states named by valuations, and only the model's variables."""
-    valuations = model.valuations
     if valuations is None:
         raise parsed.error(
             path,
-            f"{node.text} compares variables, but the states of {model.name} are not "
-            "variable valuations",
+            f"{node.text} compares variables, but the states of {name} are not variable valuations",
             "use labels, or a PRISM model",
         )
     known = sorted(valuations.columns)
     defined = sorted(valuations.definitions)
-    for name in sorted(node.variables()):
-        if not valuations.knows(name):
-            close = difflib.get_close_matches(name, known + defined, n=1)
+    for variable in sorted(node.variables()):
+        if not valuations.knows(variable):
+            close = difflib.get_close_matches(variable, known + defined, n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
             also = f"; its constants and formulas are {', '.join(defined)}" if defined else ""
             raise parsed.error(
                 path,
-                f"unknown variable {name!r} in {node.text}",
-                f"{hint}variables of {model.name} are {', '.join(known) or '(none)'}{also}",
+                f"unknown variable {variable!r} in {node.text}",
+                f"{hint}variables of {name} are {', '.join(known) or '(none)'}{also}",
             )
 
 

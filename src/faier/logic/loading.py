@@ -41,10 +41,9 @@ def load_model(
         )
     if target in LOGIC_EXAMPLES:
         return build_example(target, given)
-    if suffix in prism.SUFFIXES:
-        return prism.load_prism(target, given, overrides, question)
-    if suffix in prism.JANI_SUFFIXES:
-        return prism.load_jani(target, given, overrides, question)
+    build = build_file(target, given, overrides, question)
+    if build is not None:
+        return build.model()
     if suffix in files.SUFFIXES:
         if given:
             raise SpecError(
@@ -57,6 +56,24 @@ def load_model(
         fix=f"built-in examples: {', '.join(LOGIC_EXAMPLES)}; files: *.pm, *.prism, *.nm, *.sm, "
         "*.jani, *.yaml, *.yml, *.json",
     )
+
+
+def build_file(
+    target: str,
+    settings: Mapping[str, str] | None = None,
+    overrides: Mapping[str, str] | None = None,
+    question: Formula | None = None,
+) -> prism.Build | None:
+    """Storm's build of a PRISM or JANI file (for ``question`` where Storm can direct it),
+    not yet read into a model; None for a built-in example or a faier model file."""
+    if target in LOGIC_EXAMPLES:
+        return None
+    suffix = Path(target).suffix.lower()
+    if suffix in prism.SUFFIXES:
+        return prism.build_prism(target, settings, overrides, question)
+    if suffix in prism.JANI_SUFFIXES:
+        return prism.build_jani(target, settings, overrides, question)
+    return None
 
 
 def load_neighbours(text: str) -> NeighbourSpec:

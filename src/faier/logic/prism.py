@@ -10,10 +10,11 @@ range empty are input errors naming the constants, not Storm's raw message.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -173,6 +174,33 @@ def _constants_once(
     return constants, overrides
 
 
+@dataclass(frozen=True)
+class Build:
+    """Storm's exact build of a PRISM or JANI file, with what faier needs to read it."""
+
+    built: Any
+    name: str
+    description: str
+    given: _Given
+    rows: Literal["stochastic", "constant", "variable"]
+    namer: Callable[[Any], Callable[[int], tuple[str, str]]]
+    definitions: Mapping[str, Term]
+    question: Any | None
+    """Storm's property the build was directed at (None: the whole model was built)."""
+
+    def model(self) -> LogicModel:
+        """The build as a faier model: every state named, rows and labels read."""
+        return _assemble(
+            self.built,
+            self.name,
+            self.description,
+            self.given,
+            self.rows,
+            self.namer,
+            self.definitions,
+        )
+
+
 def load_prism(
     path: str | Path,
     constants: Mapping[str, str] | None = None,
@@ -189,6 +217,16 @@ def load_prism(
     known stay unexplored), so the model answers that question, in its
     initial states, and no other.
     """
+    return build_prism(path, constants, overrides, question).model()
+
+
+def build_prism(
+    path: str | Path,
+    constants: Mapping[str, str] | None = None,
+    overrides: Mapping[str, str] | None = None,
+    question: Formula | None = None,
+) -> Build:
+    """Storm's exact build of a PRISM DTMC or MDP (see :func:`load_prism`), not yet read."""
     source = str(path)
     text = read_text_file(Path(path), source)  # missing, a folder, not UTF-8: before Storm reads it
     program = _parse(Path(path), source)
@@ -218,27 +256,39 @@ def load_prism(
         )
 
     labels = {label.name for label in defined.labels} | {"init", "deadlock"}
-    options = _directed_options(sp, defined, question, labels) if question is not None else None
+    options, prop = _directed_options(sp, defined, question, labels)
     try:
         built = sp.build_model[sp.Rational](defined, options=options or _builder_options(sp))
     except RuntimeError as exc:
         _own_row_error(exc, defined, assemble)
         raise _build_error(exc, program, defined, given) from None
-    return assemble(built)
+    return Build(
+        built,
+        Path(path).stem,
+        f"PRISM {kind}",
+        given,
+        _constant_probabilities(defined),
+        _choice_namer,
+        definitions,
+        prop,
+    )
 
 
-def _directed_options(sp: Any, program: Any, question: Formula, labels: set[str]) -> Any:
+def _directed_options(
+    sp: Any, program: Any, question: Formula | None, labels: set[str]
+) -> tuple[Any, Any]:
     """Storm's builder options for one question (property-directed: its labels, its
-    terminal states), with the valuations, choice labels and origins faier names by;
-    None when the question needs the full model.  ``labels``: the names Storm reads as
-    labels (PRISM labels, JANI transient variables), quoted in its text."""
-    text = storm_question(question, labels.__contains__)
+    terminal states), with the valuations, choice labels and origins faier names by,
+    and the question as Storm's property; (None, None) when the question needs the full
+    model.  ``labels``: the names Storm reads as labels (PRISM labels, JANI transient
+    variables), quoted in its text."""
+    text = None if question is None else storm_question(question, labels.__contains__)
     if text is None:
-        return None
+        return None, None
     try:
         properties = sp.parse_properties(text, program)
     except RuntimeError:
-        return None
+        return None, None
     options = sp.BuilderOptions([p.get_raw_formula() for p in properties])
     options.set_build_all_labels(True)  # --neighbors may name any label
     options.set_build_state_valuations(True)
@@ -246,7 +296,7 @@ def _directed_options(sp: Any, program: Any, question: Formula, labels: set[str]
         options.set_build_choice_labels(True)
         options.set_build_choice_origins(True)
     options.set_exploration_checks(True)
-    return options
+    return options, properties[0]
 
 
 def load_jani(
@@ -262,6 +312,16 @@ def load_jani(
     ``overrides`` replace constants the file defines; ``question`` as for
     :func:`load_prism`.
     """
+    return build_jani(path, constants, overrides, question).model()
+
+
+def build_jani(
+    path: str | Path,
+    constants: Mapping[str, str] | None = None,
+    overrides: Mapping[str, str] | None = None,
+    question: Formula | None = None,
+) -> Build:
+    """Storm's exact build of a JANI DTMC or MDP (see :func:`load_jani`), not yet read."""
     source = str(path)
     if not Path(path).is_file():
         raise ModelError("file not found", where=source, fix="check the path and the file name")
@@ -292,7 +352,7 @@ def load_jani(
         )
 
     labels = {v.name for v in defined.global_variables if v.is_transient} | {"init", "deadlock"}
-    options = _directed_options(sp, defined, question, labels) if question is not None else None
+    options, prop = _directed_options(sp, defined, question, labels)
     try:
         built = sp.build_model[sp.Rational](defined, options=options or _builder_options(sp))
     except RuntimeError as exc:
@@ -302,7 +362,16 @@ def load_jani(
             if given.values
             else ModelError(_storm_message(exc), where=source, fix="see jani-spec.org")
         ) from None
-    return assemble(built)
+    return Build(
+        built,
+        Path(path).stem,
+        f"JANI {kind}",
+        given,
+        "variable",
+        _jani_choice_namer,
+        definitions,
+        prop,
+    )
 
 
 def _jani_definitions(document: Mapping[str, Any], given: Mapping[str, str]) -> dict[str, Term]:
@@ -779,6 +848,49 @@ def _state_names(built: Any) -> tuple[tuple[str, ...], dict[str, list[int | bool
     return tuple(names), values
 
 
+def state_names_of(
+    built: Any, states: Iterable[int]
+) -> tuple[dict[int, str], dict[str, list[int | bool]] | None]:
+    """The names :func:`_state_names` gives the listed states, and their int and bool
+    values by variable (None where :func:`_state_names` has none), reading the other states
+    only where a column's every value decides whether it is shown (a JANI location, a real).
+
+    Names are unique here without checking: Storm's states are distinct valuations of
+    its variables, and a column left out holds one value in every state.
+    """
+    wanted = list(states)
+    valuations = built.state_valuations
+    values: dict[str, list[int | bool]] = {}
+    parts: dict[int, list[str]] = {i: [] for i in wanted}
+    for variable in sorted(valuations.get_all_variables(), key=lambda v: v.name):
+        name = variable.name
+        if variable.has_boolean_type():
+            flags = [bool(valuations.get_boolean_value(i, variable)) for i in wanted]
+            values[name] = list(flags)
+            for i, flag in zip(wanted, flags, strict=True):
+                parts[i].append(f"{name}={'true' if flag else 'false'}")
+        elif variable.has_integer_type():
+            if name.startswith("_loc_"):
+                column = list(map(int, valuations.get_int64_values(variable)))
+                if len(set(column)) <= 1:
+                    continue
+                picked = [column[i] for i in wanted]
+            else:
+                picked = [int(valuations.get_int64_value(i, variable)) for i in wanted]
+            values[name] = list(picked)
+            for i, value in zip(wanted, picked, strict=True):
+                parts[i].append(f"{name}={value}")
+        elif variable.has_rational_type():
+            reals = [to_fraction(v) for v in valuations.get_rational_values(variable)]
+            if len(set(reals)) > 1:
+                for i in wanted:
+                    parts[i].append(f"{name}={reals[i]}")
+        else:
+            every = _json_state_names(built)
+            return {i: every[i] for i in wanted}, None
+    return {i: ",".join(found) if found else str(i) for i, found in parts.items()}, values
+
+
 def _texts(name: str, column: list[Any], shown: Mapping[Any, str] | None = None) -> list[str]:
     """``name=value`` per state, each distinct text made once (a column has few values)."""
     table = {v: f"{name}={shown[v] if shown else v}" for v in set(column)}
@@ -844,7 +956,33 @@ def _constant_probabilities(defined: Any) -> Literal["stochastic", "constant", "
     return verdict
 
 
-def _check_entries(built: Any, names: tuple[str, ...], given: _Given) -> None:
+def check_rows(
+    built: Any, rows: Literal["stochastic", "constant", "variable"], given: _Given
+) -> None:
+    """The checks :func:`_assemble` makes on the rows, for a build whose states are not all
+    named: a state is named only when a row is wrong."""
+    names = _NamesOnDemand(built)
+    if rows == "variable":
+        _check_entries(built, names, given)
+    if rows != "stochastic":
+        _check_row_sums(built, names, given)
+
+
+class _NamesOnDemand:
+    """Every state's name, made the first time one is asked for (an error names a state)."""
+
+    def __init__(self, built: Any) -> None:
+        self.built = built
+
+    @functools.cached_property
+    def _names(self) -> tuple[str, ...]:
+        return _state_names(self.built)[0]
+
+    def __getitem__(self, index: int) -> str:
+        return self._names[index]
+
+
+def _check_entries(built: Any, names: Sequence[str] | _NamesOnDemand, given: _Given) -> None:
     """Every entry of Storm's matrix lies in [0, 1], compared exactly in Storm's rationals
     (a probability that depends on the state may leave it in some state); nothing is
     converted to a Fraction unless it is wrong."""
@@ -868,7 +1006,7 @@ def _check_entries(built: Any, names: tuple[str, ...], given: _Given) -> None:
                     )
 
 
-def _check_row_sums(built: Any, names: tuple[str, ...], given: _Given) -> None:
+def _check_row_sums(built: Any, names: Sequence[str] | _NamesOnDemand, given: _Given) -> None:
     """Every row sums to exactly 1: Pr(s, X true) is the row sum, computed by Storm exactly
     (on an MDP its least and its largest over the state's choices)."""
     sp = stormpy()
@@ -876,6 +1014,8 @@ def _check_row_sums(built: Any, names: tuple[str, ...], given: _Given) -> None:
     one = sp.Rational(1)
     for operator in operators:
         result = sp.model_checking(built, sp.parse_property(f"{operator}=? [X true]"))
+        if result.get_min() == one and result.get_max() == one:
+            continue  # every state's sum, compared in Storm: nothing read into Python
         for i, total in enumerate(result.get_value_vector()):
             if total != one:
                 raise ModelError(

@@ -1,0 +1,147 @@
+"""A question answered by Storm on the model it was built for (``faier check``'s fast path).
+
+Every answer is compared with faier's own reading of the whole model: the
+file built in full (no property-directed exploration), every state named,
+the state formulas evaluated by faier on the valuations, Storm asked only
+for the path probabilities.  Names, values, counts and errors must be the
+same; the models are the vendored QVBS and PRISM benchmark files.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from faier.errors import ModelError
+from faier.logic import CheckResult, check, directed
+from faier.logic.loading import build_file, load_model
+from faier.logic.parser import FormulaError, parse_formula
+
+MODELS = Path(__file__).parent / "models"
+
+CASES = [
+    ("brp.pm", {"N": "16", "MAX": "2"}, "P=? [ F s=5 ]"),
+    ("brp.pm", {"N": "16", "MAX": "2"}, "P=? [ F s=5 & srep=2 ]"),
+    ("brp.pm", {"N": "16", "MAX": "2"}, '"p4": P=? [ F !(srep=0) & !recv ]'),
+    ("brp.pm", {"N": "16", "MAX": "2"}, "P=? [ !(s=5) U<=40 srep=1 ]"),
+    ("herman.3.prism", {}, 'P=? [ F<=3 "stable" ]'),
+    ("herman.3.jani", {}, 'P=? [ X "stable" ]'),
+    ("consensus.2.prism", {"K": "2"}, 'Pmin=? [ F "finished"&"all_coins_equal_1" ]'),
+    ("consensus.2.jani", {"K": "2"}, 'Pmax=? [ F "finished"&!"agree" ]'),
+    ("csma.2-2.jani", {}, 'Pmax=? [ !"collision_max_backoff" U "all_delivered" ]'),
+    ("leader_sync.3-2.prism", {}, 'P=? [ F "elected" ]'),
+    ("leader_sync.3-2.jani", {}, 'P=? [ G !"elected" ]'),
+    ("dining-cryptographers.pm", {}, "Pmax=? [ F out_daa ]"),
+    ("overlap.nm", {}, "Pmin=? [ F (x=1 & y=2) ]"),
+    (
+        "crowds-protocol.pm",
+        {"TotalRuns": "2", "CrowdSize": "5", "PF": "4/5", "badC": "1"},
+        "P=? [ F seen0twice ]",
+    ),
+]
+
+
+def _whole(file: str, constants: dict[str, str], question: str) -> CheckResult:
+    """faier's answer on the whole model (built without the question)."""
+    return check(load_model(str(MODELS / file), constants), question)
+
+
+@pytest.mark.parametrize(("file", "constants", "question"), CASES)
+def test_storms_answer_on_the_directed_build_is_faiers_on_the_whole_model(
+    file: str, constants: dict[str, str], question: str
+) -> None:
+    parsed = parse_formula(question)
+    build = build_file(str(MODELS / file), constants, question=parsed.formula)
+    assert build is not None and directed.answerable(build, parsed)
+    answer = directed.answer(build, parsed)
+    whole = _whole(file, constants, question)
+    assert answer.values == whole.values
+    assert answer.values and all(isinstance(value, Fraction) for _, value in answer.values)
+    for field in ("model", "kind", "formula", "neighbours", "name", "verdict", "operators"):
+        assert getattr(answer, field) == getattr(whole, field), field
+    # the directed build's counts: what Storm built for the question
+    model = build.model()
+    assert answer.size == check(model, parsed).size
+
+
+def test_a_question_storm_cannot_direct_is_not_answered_here() -> None:
+    """A verdict (P>=…), a D or a formula Storm cannot read go through the whole model."""
+    brp = str(MODELS / "brp.pm")
+    for text in ("P>=1/2 [ F s=5 ]", "P=? [ F (P>=1 [X s=5]) ]", "P=? [ X X s=5 ]"):
+        parsed = parse_formula(text)
+        build = build_file(brp, {"N": "16", "MAX": "2"}, question=parsed.formula)
+        assert build is not None
+        assert not directed.answerable(build, parsed), text
+
+
+def test_a_bad_question_is_the_same_error() -> None:
+    """``P=?`` on an MDP: Storm builds for it, faier refuses it, with the same words."""
+    file, question = "csma.2-2.prism", 'P=? [ F "all_delivered" ]'
+    parsed = parse_formula(question)
+    build = build_file(str(MODELS / file), question=parsed.formula)
+    assert build is not None and directed.answerable(build, parsed)
+    with pytest.raises(FormulaError) as fast:
+        directed.answer(build, parsed)
+    with pytest.raises(FormulaError) as whole:
+        _whole(file, {}, question)
+    assert fast.value.render() == whole.value.render()
+
+
+def test_a_negative_jani_probability_is_refused_as_on_the_whole_model(tmp_path: Path) -> None:
+    """Storm's JANI build accepts a probability below 0 when the edge sums to 1; faier's
+    row check, the same on both paths, refuses it and names the state."""
+    shift = {"op": "/", "left": {"op": "-", "left": "x", "right": 1}, "right": 2}
+    document = {
+        "jani-version": 1,
+        "name": "negative",
+        "type": "dtmc",
+        "variables": [
+            {
+                "name": "x",
+                "type": {"kind": "bounded", "base": "int", "lower-bound": 0, "upper-bound": 3},
+                "initial-value": 0,
+            }
+        ],
+        "automata": [
+            {
+                "name": "m",
+                "locations": [{"name": "l"}],
+                "initial-locations": ["l"],
+                "edges": [
+                    {
+                        "location": "l",
+                        "guard": {"exp": {"op": "<", "left": "x", "right": 3}},
+                        "destinations": [
+                            {
+                                "location": "l",
+                                "probability": {"exp": shift},
+                                "assignments": [
+                                    {"ref": "x", "value": {"op": "+", "left": "x", "right": 1}}
+                                ],
+                            },
+                            {
+                                "location": "l",
+                                "probability": {"exp": {"op": "-", "left": 1, "right": shift}},
+                                "assignments": [{"ref": "x", "value": 0}],
+                            },
+                        ],
+                    }
+                ],
+            }
+        ],
+        "system": {"elements": [{"automaton": "m"}]},
+    }
+    path = tmp_path / "negative.jani"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    parsed = parse_formula("P=? [ F x=3 ]")
+    build = build_file(str(path), question=parsed.formula)
+    assert build is not None and directed.answerable(build, parsed)
+    with pytest.raises(ModelError) as fast:
+        directed.answer(build, parsed)
+    with pytest.raises(ModelError) as whole:
+        load_model(str(path))
+    assert "probability is 3/2 (from x=0 to x=0)" in fast.value.render()
+    assert fast.value.render() == whole.value.render()
