@@ -25,9 +25,13 @@ from __future__ import annotations
 import argparse
 import functools
 import gc
+import json
+import os
 import platform
+import resource
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -317,7 +321,10 @@ path, constants, query = sys.argv[1], sys.argv[2], sys.argv[3]
 program = stormpy.parse_prism_program(path)
 if constants:
     values = dict(kv.split("=") for kv in constants.split(","))
-    values = {k: int(v) if v.isdigit() else stormpy.Rational(v) for k, v in values.items()}
+    values = {
+        k: int(v) if v.isdigit() else v == "true" if v in ("true", "false") else stormpy.Rational(v)
+        for k, v in values.items()
+    }
     program, _ = stormpy.instantiate_constants(program, values)
 properties = stormpy.parse_properties(query, program)
 model = stormpy.build_model[stormpy.Rational](program, properties)
@@ -327,41 +334,150 @@ print(model.nr_states, [str(result.get_value(s)) for s in model.initial_states])
 """Plain stormpy as a user writes it: parse, property-directed exact build, one query."""
 
 
-def whole_process(command: list[str]) -> float:
+@dataclass(frozen=True)
+class Public:
+    """A public model (QVBS or the PRISM benchmark suite, vendored under tests/logic/models)
+    with one question from its own property file, asked of stormpy and of ``faier check``."""
+
+    name: str
+    file: str
+    constants: str
+    query: str
+
+
+PUBLIC = (
+    Public(
+        "Crowds 5-10 (QVBS)", "crowds.prism", "TotalRuns=5,CrowdSize=10", "P=? [ F observe0>1 ]"
+    ),
+    Public("nand 20-2 (QVBS)", "nand.prism", "N=20,K=2", "P=? [ F s=4 & z/N<0.1 ]"),
+    Public("rabin.3 (QVBS)", "rabin.3.prism", "", "Pmax=? [ F (p1=2|p2=2|p3=2) ]"),
+    Public("brp 64-5 (PRISM suite)", "brp.pm", "N=64,MAX=5", "P=? [ F s=5 ]"),
+    Public(
+        "zeroconf 20-2 (QVBS)", "zeroconf.prism", "N=20,K=2,reset=true", "Pmin=? [ F (l=4 & ip=1) ]"
+    ),
+    Public(
+        "consensus.4 K=2 (QVBS)",
+        "consensus.4.prism",
+        "K=2",
+        'Pmin=? [ F "finished"&"all_coins_equal_1" ]',
+    ),
+    Public("herman.9 (QVBS)", "herman.9.prism", "", 'R=? [ F "stable" ]'),
+    Public(
+        "leader_sync.4-3 (QVBS)", "leader_sync.4-3.prism", "", 'R{"num_rounds"}=? [ F "elected" ]'
+    ),
+    Public(
+        "csma.2-4 (QVBS)",
+        "csma.2-4.prism",
+        "",
+        'Pmax=? [ !"collision_max_backoff" U "all_delivered" ]',
+    ),
+)
+QUICK_PUBLIC = tuple(p for p in PUBLIC if not p.name.startswith(("Crowds", "nand")))
+
+
+@dataclass(frozen=True)
+class Timing:
+    """One child process: wall seconds, CPU seconds (user + system, its own children
+    included) and what it printed."""
+
+    wall: float
+    cpu: float
+    output: str
+
+
+def whole_process(command: list[str], environment: Mapping[str, str]) -> Timing:
+    """Run ``command`` to its end; CPU from getrusage(RUSAGE_CHILDREN), which counts the
+    child and every process it waited for (faier's command runs in a forked child)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True)
-    return time.perf_counter() - start
+    done = subprocess.run(command, check=True, capture_output=True, text=True, env=environment)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Timing(wall, cpu, done.stdout)
 
 
-def print_whole_processes(quick: bool) -> None:
+def best(command: list[str], environment: Mapping[str, str], runs: int) -> Timing:
+    """The run with the least CPU of ``runs`` (after one untimed run that writes the
+    bytecode caches, as an installed package has them)."""
+    whole_process(command, environment)
+    return min((whole_process(command, environment) for _ in range(runs)), key=lambda t: t.cpu)
+
+
+def _stormpy_values(output: str) -> tuple[int, list[Fraction]]:
+    states, _, values = output.strip().splitlines()[-1].partition(" ")
+    return int(states), sorted(Fraction(v) for v in json.loads(values.replace("'", '"')))
+
+
+def _faier_values(output: str) -> list[Fraction]:
+    return sorted(Fraction(v) for v in json.loads(output)["values"].values())
+
+
+def print_whole_processes(quick: bool, runs: int) -> None:
     """``faier check FILE -f QUERY`` against a stormpy script, each a fresh process."""
+    with tempfile.TemporaryDirectory() as caches:
+        environment = {**os.environ, "PYTHONPYCACHEPREFIX": caches}
+        environment.pop("PYTHONDONTWRITEBYTECODE", None)
+        _whole_process_table(quick, runs, environment)
+
+
+def _whole_process_table(quick: bool, runs: int, environment: Mapping[str, str]) -> None:
     print()
-    print("Whole processes (interpreter start, imports, build, one query), best of 2:")
-    print("  stormpy: parse + property-directed exact build + query; faier: faier check")
-    header = ("model", "query", "stormpy s", "faier s", "x")
-    rows = []
+    print(f"Whole processes (interpreter start, imports, build, one query), least CPU of {runs}:")
+    print("  stormpy: parse + property-directed exact build + query; faier: faier check --json")
+    print("  CPU = user + system of the process and its children; x = faier over stormpy")
     faier = [sys.executable, "-c", "from faier.cli.main import main; main()", "check"]
-    for case in case_studies(quick):
-        constants = ",".join(f"{k}={v}" for k, v in case.constants.items())
-        query = case.storm_query
-        stormpy_s = min(
-            whole_process([sys.executable, "-c", STORMPY_ALONE, str(case.path), constants, query])
-            for _ in range(2)
+    rows = []
+    cases = [
+        (p.name, MODELS / p.file, p.constants, p.query, p.query)
+        for p in (QUICK_PUBLIC if quick else PUBLIC)
+    ]
+    cases += [
+        (
+            c.name,
+            c.path,
+            ",".join(f"{k}={v}" for k, v in c.constants.items()),
+            c.storm_query,
+            c.query,
+        )
+        for c in case_studies(quick)
+    ]
+    for name, path, constants, storm_query, faier_query in cases:
+        plain = best(
+            [sys.executable, "-c", STORMPY_ALONE, str(path), constants, storm_query],
+            environment,
+            runs,
         )
         settings = ["--set", constants] if constants else []
-        faier_s = min(
-            whole_process([*faier, str(case.path), *settings, "-f", case.query, "--json"])
-            for _ in range(2)
-        )
+        ours = best([*faier, str(path), *settings, "-f", faier_query, "--json"], environment, runs)
+        states, expected = _stormpy_values(plain.output)
+        same = "same" if _faier_values(ours.output) == expected else "DIFFER"
         rows.append(
             (
-                case.name,
-                case.query,
-                f"{stormpy_s:.2f}",
-                f"{faier_s:.2f}",
-                f"{faier_s / stormpy_s:.2f}x",
+                name,
+                f"{states:,}",
+                faier_query,
+                f"{plain.wall:.2f}",
+                f"{ours.wall:.2f}",
+                f"{ours.wall / plain.wall:.2f}x",
+                f"{plain.cpu:.2f}",
+                f"{ours.cpu:.2f}",
+                f"{ours.cpu / plain.cpu:.2f}x",
+                same,
             )
         )
+    header = (
+        "model",
+        "states",
+        "query",
+        "stormpy s",
+        "faier s",
+        "wall x",
+        "stormpy CPU",
+        "faier CPU",
+        "CPU x",
+        "values",
+    )
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
@@ -375,10 +491,20 @@ def main() -> None:
     parser.add_argument(
         "--prism", action="store_true", help="only the PRISM case studies against stormpy"
     )
+    parser.add_argument(
+        "--whole",
+        action="store_true",
+        help="only the whole-process table (public models, stormpy script against faier check)",
+    )
+    parser.add_argument("--runs", type=int, default=2, help="timed runs per process (least CPU)")
     options = parser.parse_args()
+    if options.whole:
+        print(f"machine: {machine.describe()}")
+        print_whole_processes(options.quick, options.runs)
+        return
     if options.prism:
         print_case_studies(options.quick)
-        print_whole_processes(options.quick)
+        print_whole_processes(options.quick, options.runs)
         return
     print(f"# faier dpCTL* benchmark — Python {platform.python_version()}, {platform.machine()}")
     print(f"machine: {machine.describe()}")
@@ -391,7 +517,7 @@ def main() -> None:
         cells = [model, formula, str(states), result]
         print("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)), f"{seconds:7.3f}")
     print_case_studies(options.quick)
-    print_whole_processes(options.quick)
+    print_whole_processes(options.quick, options.runs)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ Every answer is compared with faier's own reading of the whole model: the
 file built in full (no property-directed exploration), every state named,
 the state formulas evaluated by faier on the valuations, Storm asked only
 for the path probabilities.  Names, values, counts and errors must be the
-same; the models are the vendored QVBS and PRISM benchmark files.
+same; the models are the vendored QVBS and PRISM benchmark files (zeroconf's
+Pmin is QVBS's published 6859/3250206859, issue 25's first wrong answer).
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ CASES = [
     ("leader_sync.3-2.jani", {}, 'P=? [ G !"elected" ]'),
     ("dining-cryptographers.pm", {}, "Pmax=? [ F out_daa ]"),
     ("overlap.nm", {}, "Pmin=? [ F (x=1 & y=2) ]"),
+    ("zeroconf.prism", {"N": "20", "K": "2", "reset": "true"}, "Pmin=? [ F (l=4 & ip=1) ]"),
+    ("rabin.3.prism", {}, "Pmax=? [ F (p1=2|p2=2|p3=2) ]"),
+    ("nand.prism", {"N": "3", "K": "1"}, "P=? [ F s=4 & z/N<0.1 ]"),
     (
         "crowds-protocol.pm",
         {"TotalRuns": "2", "CrowdSize": "5", "PF": "4/5", "badC": "1"},
@@ -145,3 +149,12 @@ def test_a_negative_jani_probability_is_refused_as_on_the_whole_model(tmp_path: 
         load_model(str(path))
     assert "probability is 3/2 (from x=0 to x=0)" in fast.value.render()
     assert fast.value.render() == whole.value.render()
+
+
+def test_zeroconf_gives_the_published_value() -> None:
+    """QVBS zeroconf (N=20, K=2, reset): Pmin = 6859/3250206859, as Storm and PRISM publish."""
+    parsed = parse_formula("Pmin=? [ F (l=4 & ip=1) ]")
+    constants = {"N": "20", "K": "2", "reset": "true"}
+    build = build_file(str(MODELS / "zeroconf.prism"), constants, question=parsed.formula)
+    assert build is not None
+    assert [v for _, v in directed.answer(build, parsed).values] == [Fraction(6859, 3250206859)]

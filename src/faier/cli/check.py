@@ -81,7 +81,7 @@ def check(
     """Check a dpCTL* formula (exit 0 holds, 1 fails, 3 unknown, 2 bad input)."""
     check_report_path(report)
     with bad_input_exits(ImportError):
-        from faier.logic import checker, directed, loading
+        from faier.logic import directed, loading
         from faier.logic.parser import ConstantNeeded, ParsedFormula, parse_formula
         from faier.report.check import render_check
 
@@ -112,6 +112,8 @@ def check(
                 return replace(
                     result, seconds=time.perf_counter() - started, model_seconds=built - started
                 )
+            from faier.logic import checker
+
             target = (
                 build.model()
                 if build is not None
@@ -122,13 +124,22 @@ def check(
             built = time.perf_counter()
             relation = loading.load_neighbours(neighbors) if neighbors is not None else None
             result = checker.check(
-                target, parsed, neighbours=relation, state=state or None, word_limit=words
+                target,
+                parsed,
+                neighbours=relation,
+                state=state or None,
+                word_limit=checker.WORD_LIMIT if words is None else words,
             )
             return replace(
                 result, seconds=time.perf_counter() - started, model_seconds=built - started
             )
 
-        result = work() if limit is None else checker.within(limit, work, model, formula)
+        if limit is None:
+            result = work()
+        else:
+            from faier.logic.checker import within
+
+            result = within(limit, work, model, formula)
     emit(
         result,
         "check",
@@ -139,13 +150,13 @@ def check(
     )
 
 
-def _word_limit(max_words: int | None) -> int:
-    """--max-words: at least 1 (the search needs one node to start)."""
-    from faier.logic import checker
-
+def _word_limit(max_words: int | None) -> int | None:
+    """--max-words: at least 1 (the search needs one node to start); None: the default."""
     if max_words is None:
-        return checker.WORD_LIMIT
+        return None
     if max_words < 1:
+        from faier.logic import checker
+
         raise SpecError(
             f"needs at least 1 search node, got {max_words}",
             where="--max-words",

@@ -12,6 +12,8 @@ Public modules:
 - ``examples``   — dpCTL*'s models (survey, geometric, subsampling majority, double survey,
   interactive survey, Above Threshold)
 - ``loading``    — a command-line target → model; ``--neighbors`` text → pairs
+- ``directed``   — a question answered by Storm on the model it built for it (``faier check``)
+- ``validation`` — a formula's labels, variables and operators checked against a model
 - ``checker``    — ``check`` (verdict per state, the numbers behind each P and D) and
   ``probabilities``
 - ``outcome``    — ``CheckResult`` and its rows
@@ -21,13 +23,42 @@ Internals (``_storm``, ``_evaluate``, ``_mdp``, ``_bounded``, ``_closeness``) ta
 evaluate satisfaction sets, enumerate action words and compare probabilities exactly.
 """
 
-from faier.logic.checker import check, probabilities
-from faier.logic.loading import load_model, load_neighbours
-from faier.logic.models import LogicModel, logic_model, markov_chain, mdp
-from faier.logic.neighbours import NeighbourRelation, NeighbourSpec, parse_neighbour_spec
-from faier.logic.outcome import CheckResult
-from faier.logic.parser import FormulaError, parse, parse_formula
-from faier.logic.printer import format_formula
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from faier.logic.checker import check, probabilities
+    from faier.logic.loading import load_model, load_neighbours
+    from faier.logic.models import LogicModel, logic_model, markov_chain, mdp
+    from faier.logic.neighbours import NeighbourRelation, NeighbourSpec, parse_neighbour_spec
+    from faier.logic.outcome import CheckResult
+    from faier.logic.parser import FormulaError, parse, parse_formula
+    from faier.logic.printer import format_formula
+
+_HOMES: dict[str, tuple[str, ...]] = {
+    "checker": ("check", "probabilities"),
+    "loading": ("load_model", "load_neighbours"),
+    "models": ("LogicModel", "logic_model", "markov_chain", "mdp"),
+    "neighbours": ("NeighbourRelation", "NeighbourSpec", "parse_neighbour_spec"),
+    "outcome": ("CheckResult",),
+    "parser": ("FormulaError", "parse", "parse_formula"),
+    "printer": ("format_formula",),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+"""Where each name lives, imported on first use (PEP 562): ``faier check`` answering a
+question in Storm (``directed``) never loads the checker's evaluators."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module 'faier.logic' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"faier.logic.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CheckResult",

@@ -8,25 +8,22 @@ from __future__ import annotations
 
 import difflib
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from fractions import Fraction
 
 from faier.errors import BudgetExceeded, SpecError
 from faier.logic._evaluate import Evaluator, recheck
 from faier.logic._storm import Optimum
-from faier.logic.expressions import Valuations
 from faier.logic.models import LogicModel, model_size
 from faier.logic.neighbours import NeighbourRelation, NeighbourSpec, matching_valuation
 from faier.logic.outcome import CheckResult, Closeness, OperatorReport
 from faier.logic.parser import ParsedFormula, parse_formula
 from faier.logic.printer import format_formula
-from faier.logic.rewards import expected_rewards, structure_name
+from faier.logic.rewards import expected_rewards
 from faier.logic.syntax import (
     And,
-    Atom,
     Diff,
-    Expression,
     Formula,
     Implies,
     Or,
@@ -35,6 +32,7 @@ from faier.logic.syntax import (
     Reward,
     walk,
 )
+from faier.logic.validation import validate
 from faier.mechanisms.isolation import call_isolated
 from faier.model.chains import MDP
 from faier.results import Verdict
@@ -261,93 +259,6 @@ def _validate(model: LogicModel, parsed: ParsedFormula) -> None:
         has_pairs=bool(model.neighbours.pairs),
         model=model,
     )
-
-
-def validate(
-    parsed: ParsedFormula,
-    name: str,
-    labels: Collection[str],
-    valuations: Valuations | None,
-    *,
-    nondeterministic: bool,
-    has_pairs: bool,
-    model: LogicModel | None = None,
-) -> None:
-    """Every label, variable and operator of ``parsed`` makes sense on the model ``name``:
-    its ``labels``, its ``valuations`` (whose states may be any of the model's, since only
-    the variables' names and types are read), its kind; ``model`` for a reward question."""
-    for path, node in walk(parsed.formula):
-        if isinstance(node, Expression):
-            _validate_expression(name, valuations, parsed, path, node)
-        if (
-            isinstance(node, Atom)
-            and node.name not in labels
-            and not (valuations is not None and valuations.is_boolean(node.name))
-        ):
-            close = difflib.get_close_matches(node.name, list(labels), n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            raise parsed.error(
-                path,
-                f"unknown label {node.name!r}",
-                f"{hint}labels of {name} are {', '.join(labels) or '(none)'}",
-            )
-        if isinstance(node, Diff) and not has_pairs:
-            raise parsed.error(
-                path,
-                "D compares each state with its neighbours, but no neighbour relation is given",
-                "give one, e.g. --neighbors 'a~b' or --neighbors '@in0~@in1'",
-            )
-        if isinstance(node, Reward):
-            assert model is not None, "a reward question is validated on its model"
-            if node.optimum is None and nondeterministic:
-                raise parsed.error(
-                    path,
-                    "on an MDP the expected reward depends on the scheduler",
-                    "ask Rmin=? [...] or Rmax=? [...]",
-                )
-            try:
-                structure_name(model, node)
-            except SpecError as exc:
-                raise parsed.error(path, exc.message, exc.fix) from None
-        if (
-            isinstance(node, Prob)
-            and isinstance(node.test, Query)
-            and node.test.kind == "P"
-            and nondeterministic
-        ):
-            raise parsed.error(
-                path,
-                "on an MDP the probability depends on the scheduler",
-                "ask Pmin=? [...] or Pmax=? [...]",
-            )
-
-
-def _validate_expression(
-    name: str,
-    valuations: Valuations | None,
-    parsed: ParsedFormula,
-    path: tuple[int, ...],
-    node: Expression,
-) -> None:
-    """A comparison needs states named by valuations, and only the model's variables."""
-    if valuations is None:
-        raise parsed.error(
-            path,
-            f"{node.text} compares variables, but the states of {name} are not variable valuations",
-            "use labels, or a PRISM model",
-        )
-    known = sorted(valuations.columns)
-    defined = sorted(valuations.definitions)
-    for variable in sorted(node.variables()):
-        if not valuations.knows(variable):
-            close = difflib.get_close_matches(variable, known + defined, n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            also = f"; its constants and formulas are {', '.join(defined)}" if defined else ""
-            raise parsed.error(
-                path,
-                f"unknown variable {variable!r} in {node.text}",
-                f"{hint}variables of {name} are {', '.join(known) or '(none)'}{also}",
-            )
 
 
 def _overall(verdicts: list[Verdict]) -> Verdict:

@@ -6,12 +6,13 @@ only what that question needs, and its exploration already reads the
 question's state formulas its own way: the answer rests on Storm's reading of
 them either way.  So the question goes to Storm whole, for the initial states
 only, and faier reads no more of the build than the answer shows: the initial
-states' names, the labels' and variables' names (to check the formula as
-:func:`faier.logic.checker.check` does), Storm's counts.  The rows are checked
-as for every build (:func:`faier.logic.prism.check_rows`).  The answer is the
-one ``load_model(..., question=...)`` and ``check`` give, without naming the
-other states, reading their labels and valuations, or evaluating the state
-formulas in every state.
+states' names, the labels' and variables' names (the formula is checked as
+:func:`faier.logic.checker.check` checks it, :mod:`faier.logic.validation`),
+Storm's counts.  The rows are checked as for every build
+(:func:`faier.logic.prism.check_rows`).  The answer is the one
+``load_model(..., question=...)`` and ``check`` give, without naming the other
+states, reading their labels and valuations, or evaluating the state formulas
+in every state.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from __future__ import annotations
 import time
 
 from faier.logic._storm import stormpy, to_fraction
-from faier.logic.checker import validate
 from faier.logic.expressions import Valuations
 from faier.logic.neighbours import NeighbourRelation
 from faier.logic.outcome import CheckResult, ModelSize
@@ -27,6 +27,7 @@ from faier.logic.parser import ParsedFormula
 from faier.logic.printer import format_formula
 from faier.logic.prism import Build, check_rows, state_names_of
 from faier.logic.syntax import Prob, Query
+from faier.logic.validation import validate
 
 
 def answerable(build: Build, parsed: ParsedFormula) -> bool:
