@@ -4,7 +4,8 @@ When no alignment of the loop keeps its cost within ε for every n, the
 failure is a costly iteration on a cycle of the loop's states: each pass
 adds cost, so the bound grows with n.  The same CEGIS (``induction.py``) with
 a *horizon* H asks only that runs of at most H queries cost at most ε; its
-proof covers every input and every n ≤ H.  Starting from H = 1, the proof's
+proof covers every input and every n ≤ H.  Starting from the candidate the
+every-n CEGIS rejected for its cost (or from a proof with H = 1), the
 alignment gives the first length at which its own bound passes ε; that
 length is tried as the next horizon, until no alignment of the templates
 fits.  That first length n* is where the mechanism's loss *may* first exceed

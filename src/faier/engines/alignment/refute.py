@@ -1,14 +1,14 @@
 """When no alignment is found: decide candidate inputs exactly with the certified engine.
 
-A failed proof leaves places to look, never a verdict:
+A failed proof leaves places to look, never a verdict, tried in this order:
 
-- the synthesis's counterexamples, neighbouring inputs where the last
-  candidates broke (as the solver gave them, and rounded to integers when
-  the rounded pair is still neighbouring), and the program's own grid;
 - where the loop's cost grows with n (``horizon.py``), the first number of
   queries at which no alignment keeps it within ε and a few beyond, on inputs
   shaped like the costliest run there (all answers 0 against the run's
-  changes; all 0 against all ±Δ).
+  changes; all 0 against all ±Δ);
+- the synthesis's counterexamples, neighbouring inputs where the last
+  candidates broke (as the solver gave them, and rounded to integers when
+  the rounded pair is still neighbouring), and the program's own grid.
 
 Each is decided by the certified engine on exactly those inputs.  Where it
 does not decide (a released sum of noise variables, several numbers released
@@ -47,8 +47,8 @@ MAX_CUTS = 6
 """Cut points of the finest coarsening tried (each released number branches into one more
 bucket per point: more points, more paths)."""
 SECONDS = 6.0
-"""The certified runs of one refutation get this many seconds in all (a run still going
-then ends in "unknown", and no new one starts)."""
+"""The certified runs at the lengths where the loop's cost passes ε get this many seconds
+in all (a run still going then ends in "unknown", and no new one starts)."""
 
 Pair = tuple[Hashable, Hashable]
 
