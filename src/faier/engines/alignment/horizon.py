@@ -71,7 +71,7 @@ def growth(
         def value(hole: Any) -> Fraction:
             return values[str(hole)]
 
-        edges, weights, _ = induction._cost_edges(graph, prover, value)
+        edges, weights = induction.cost_graph(graph, prover, value)
         return edges, weights, cegis.number(prover.pre_cost(value))
 
     current = seed

@@ -471,6 +471,13 @@ Cost = tuple[str, int, Fraction, Fraction]
 """What an edge costs: ("step", move, Δ, δ) or ("post", state, δ, δ)."""
 
 
+def cost_graph(graph: Graph, prover: Prover, value: Any) -> tuple[list[Edge], list[Fraction]]:
+    """One alignment's cost graph over (state, mode), each edge at its worst change
+    (``horizon.py`` walks it to a given number of queries)."""
+    edges, weights, _ = _cost_edges(graph, prover, value)
+    return edges, weights
+
+
 def _cost_edges(
     graph: Graph, prover: Prover, value: Any
 ) -> tuple[list[Edge], list[Fraction], list[tuple[Cost, Mode]]]:
