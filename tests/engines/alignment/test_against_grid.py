@@ -7,14 +7,16 @@ length and a loop releasing every m-th query — both branching on the loop coun
 a choice in the proof for every n —; Laplace or exponential
 noise of a random scale) are given to the alignment engine at a random ε; whenever it
 proves the claim, the certified engine's ε* over the grid {0,1}ⁿ (an interval
-whose lower end is rounded down) must not exceed that ε, and the program with its
-released numbers coarsened (cut at −1 and 0) must not be violated at ε.  About 1–2 s
-an example, so a few examples only.
+whose lower end is rounded down) must not exceed that ε, nor, for a proof for
+every n, over {0,1}³ where the certified engine decides it; and the program with
+its released numbers coarsened (cut at −1 and 0) must not be violated at ε.  About
+1–2 s an example, so a few examples only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -150,3 +152,9 @@ def test_a_proof_never_coexists_with_a_larger_grid_epsilon(case: tuple[Problem, 
     assert isinstance(problem.mechanism, Program)
     coarse = Problem(problem.name, coarsened(problem.mechanism, (-1, 0)), problem.privacy)
     assert faier.verify(coarse, claim, engine="certified").verdict is not Verdict.VIOLATED
+    if result.proof is not None and result.proof.data["queries"] == "every n":
+        # a proof for every n covers 3 queries too, where the grid engine decides it
+        longer = replace(problem, mechanism=replace(problem.mechanism, inputs=faier.grid(3, 1)))
+        beyond = faier.epsilon(longer, engine="certified")
+        if beyond.enclosure is not None:
+            assert beyond.enclosure.lower <= float(Fraction(claim)) * (1 + 1e-12)
