@@ -193,6 +193,27 @@ def test_an_interrupted_batch_resumes(tmp_path: Path) -> None:
     assert third.ran == 0 and third.skipped == len(claims)
 
 
+def test_a_ctrl_c_right_after_a_fork_still_finds_the_child(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C arriving between the fork and the bookkeeping cannot orphan the job's child."""
+    suite = load_suite(write(tmp_path, "jobs:\n  - {id: g, target: geometric}\n"))
+    fork = os.fork
+
+    def fork_then_interrupt() -> int:
+        pid = fork()
+        if pid != 0:
+            os.kill(os.getpid(), signal.SIGINT)  # the worst moment for the parent
+        return pid
+
+    monkeypatch.setattr(jobs.os, "fork", fork_then_interrupt)
+    running: list[jobs.Running] = []
+    with pytest.raises(KeyboardInterrupt):
+        jobs.start(suite.jobs[0], running)
+    assert len(running) == 1
+    running[0].kill()
+
+
 def test_a_changed_job_is_run_again(tmp_path: Path) -> None:
     suite = write(tmp_path, "jobs:\n  - {id: g, target: geometric}\n")
     assert run_batch(suite).ran == 1

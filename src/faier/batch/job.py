@@ -17,7 +17,7 @@ import signal
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from faier.batch.suite import Job
 from faier.errors import BudgetExceeded, InputError
@@ -182,30 +182,45 @@ class Running:
         )
 
 
-def start(job: Job) -> Running:
-    """Fork a child that runs the job and writes its record to a pipe."""
+def start(job: Job, running: list[Running]) -> None:
+    """Fork a child that runs the job and writes its record to a pipe; add it to ``running``.
+
+    Ctrl-C is held back from the fork until the child is in ``running``: an
+    interruption between the two would leave a child nobody kills, holding
+    the caller's output open (and waiting for it) after faier has exited.
+    """
     read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        code = 0
-        try:
-            os.close(read_fd)
-            mark_isolated()  # the API's calls in the job do not fork again
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C stops
-            # A Dask worker is a daemonic process, which multiprocessing forbids children;
-            # this fork is a process of its own, whose pool (a job's --workers) is allowed.
-            multiprocessing.current_process()._config.pop("daemon", None)  # type: ignore[attr-defined]
-            data = _dumps(run_job(job))
-            view = memoryview(data)
-            while view:
-                view = view[os.write(write_fd, view) :]
-        except BaseException:
-            code = 70
-        finally:
-            os._exit(code)
-    os.close(write_fd)
-    now = time.monotonic()
-    return Running(job, pid, read_fd, now, now + job.timeout + grace(job.timeout))
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        pid = os.fork()
+        if pid == 0:
+            _run_child(job, read_fd, write_fd)
+        os.close(write_fd)
+        now = time.monotonic()
+        running.append(Running(job, pid, read_fd, now, now + job.timeout + grace(job.timeout)))
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def _run_child(job: Job, read_fd: int, write_fd: int) -> NoReturn:
+    """The forked child: run the job, write its record, never return."""
+    code = 0
+    try:
+        os.close(read_fd)
+        mark_isolated()  # the API's calls in the job do not fork again
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C stops
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # (held back by start)
+        # A Dask worker is a daemonic process, which multiprocessing forbids children;
+        # this fork is a process of its own, whose pool (a job's --workers) is allowed.
+        multiprocessing.current_process()._config.pop("daemon", None)  # type: ignore[attr-defined]
+        data = _dumps(run_job(job))
+        view = memoryview(data)
+        while view:
+            view = view[os.write(write_fd, view) :]
+    except BaseException:
+        code = 70
+    finally:
+        os._exit(code)
 
 
 def wait(
@@ -236,7 +251,8 @@ def wait(
 
 def run_isolated(job: Job) -> dict[str, Any]:
     """Run one job in a forked child and wait for it (what a cluster worker does)."""
-    running = [start(job)]
+    running: list[Running] = []
+    start(job, running)
     while True:
         for _, line in wait(running):
             return line

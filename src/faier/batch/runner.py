@@ -121,7 +121,7 @@ def _local(todo: Sequence[Job], workers: int, output: records.Output, done: Done
     try:
         while queue or running:
             while queue and len(running) < workers:
-                running.append(jobs.start(queue.pop(0)))
+                jobs.start(queue.pop(0), running)
             for _, line in jobs.wait(running):
                 output.write(line)
                 done(line)
