@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 import pickle
+import sys
+import threading
 from fractions import Fraction
 from typing import Any
 
 import pytest
 
 import faier
+from faier import testing
 from faier.errors import MechanismError, SpecError
 from faier.mechanisms import isolation
 from faier.results import Verdict
@@ -74,6 +77,7 @@ def test_a_pytest_run_hitting_such_a_mechanism_fails(pytester: pytest.Pytester) 
         test_quits="""
 import os
 import faier
+from faier import testing
 
 @faier.program(inputs=faier.scalars(1))
 def quits(x, ctx):
@@ -95,8 +99,112 @@ def test_after():
 def test_inside_an_isolated_child_the_api_does_not_fork_again() -> None:
     def pids() -> tuple[int, int, bool]:
         here = os.getpid()
-        return here, isolation.api_call("inner", os.getpid), isolation.in_isolated_child()
+        return (
+            here,
+            isolation.api_call("inner", lambda _: os.getpid()),
+            isolation.in_isolated_child(),
+        )
 
     child, inner, isolated = isolation.call_isolated(pids)
     assert isolated and inner == child != os.getpid()
     assert not isolation.in_isolated_child()
+
+
+@faier.program(inputs=faier.scalars(1))
+def crashes(x: Any, ctx: Any) -> Any:
+    """Segmentation fault: reading address 0."""
+    import ctypes
+
+    return ctypes.string_at(0)
+
+
+def test_progress_is_called_here_in_order_and_a_crash_with_it_still_raises() -> None:
+    def in_process() -> list[str]:  # inside an isolated child the API does not fork again
+        calls: list[str] = []
+        faier.epsilon("above-threshold", horizon=3, progress=lambda c: calls.append(repr(c)))
+        return calls
+
+    seen: list[str] = []
+    result = faier.epsilon("above-threshold", horizon=3, progress=lambda c: seen.append(repr(c)))
+    assert result.epsilon_star is not None and result.epsilon_star.ratio == 8
+    assert seen and seen == isolation.call_isolated(in_process)  # each call as it was made
+    with pytest.raises(MechanismError, match="ended the process without a result"):
+        faier.epsilon(quits, progress=seen.append)
+
+
+class Enough(Exception):
+    """Raised by a caller's callback to stop the search."""
+
+
+def test_what_the_callback_raises_comes_out_of_the_call_as_the_same_object() -> None:
+    raised: list[Enough] = []
+
+    def stop(counts: Any) -> None:
+        raised.append(Enough(f"stopped after {counts.explored} steps"))
+        raise raised[-1]
+
+    with pytest.raises(Enough) as stopped:
+        faier.verify("above-threshold", "ln(2)", horizon=3, progress=stop)
+    assert raised == [stopped.value]
+
+
+class Recorder:
+    """A progress object of the tester's protocol: stage, advance, point."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def stage(self, description: str, total: int) -> None:
+        self.calls.append(f"stage {total}")
+
+    def advance(self) -> None:
+        self.calls.append("advance")
+
+    def point(self, point: Any) -> None:
+        self.calls.append(f"point {point.epsilon:g}")
+
+
+def test_a_progress_object_has_each_method_called_here() -> None:
+    recorder = Recorder()
+    run = {"samples": 500, "selection_samples": 200, "epsilons": "0.5,1", "seed": 1}
+    testing.statistical_test("noisy-max-laplace", claimed="0.7", progress=recorder, **run)
+    assert recorder.calls[0].startswith("stage ") and "advance" in recorder.calls
+    assert [c for c in recorder.calls if c.startswith("point")] == ["point 0.5", "point 1"]
+
+
+def test_calls_larger_than_a_pipe_buffer_arrive_whole_and_in_order() -> None:
+    sizes: list[int] = []
+
+    def work(progress: Any) -> int:
+        for n in range(40):
+            progress(bytes(200_000 + n))
+        return 7
+
+    assert isolation.api_call("work", work, progress=lambda data: sizes.append(len(data))) == 7
+    assert sizes == [200_000 + n for n in range(40)]
+
+
+def test_with_other_threads_here_the_child_is_a_new_interpreter() -> None:
+    """A fork would copy the locks the other thread holds: a new interpreter runs the work
+    (one that has not imported pytest), and its end is still the mechanism's error."""
+    stop = threading.Event()
+    waiting = threading.Thread(target=stop.wait)
+    waiting.start()
+    try:
+        seen: list[bool] = []
+        isolation.api_call(
+            "new", lambda report: report("pytest" in sys.modules), progress=seen.append
+        )
+        with pytest.raises(MechanismError, match="ends: the mechanism ended the process"):
+            isolation.api_call("ends", lambda _: os._exit(0))
+    finally:
+        stop.set()
+        waiting.join()
+    assert seen == [False] and isolation.api_call("forked", lambda _: "pytest" in sys.modules)
+
+
+def test_a_crash_in_the_child_prints_no_fault_dump(capfd: pytest.CaptureFixture[str]) -> None:
+    """pytest enables faulthandler; the child's crash is reported by the parent instead."""
+    with pytest.raises(MechanismError, match="SIGSEGV"):
+        faier.verify(crashes, "1")
+    assert "Fatal Python error" not in capfd.readouterr().err

@@ -557,29 +557,30 @@ def epsilon(
     the least ε such that δ(ε) ≤ δ.  ``precision`` bounds ln(upper/lower) of a
     supremum that the SMT engine cannot pin down exactly.
 
-    The work runs in a forked child (:func:`faier.mechanisms.isolation.api_call`):
+    The work runs in a child process (:func:`faier.mechanisms.isolation.api_call`):
     a mechanism that ends its process raises :class:`~faier.errors.MechanismError`
-    here.  With a ``progress`` callback (the caller's object, which must see every
-    call) or a ``cluster`` (a Dask ``Client`` or address, whose threads cannot cross
-    a fork) it runs in this process.
+    here.  ``progress`` is called in this process, in order, while the child waits.
+    With a ``cluster`` (or other threads here) the child is a new interpreter that
+    connects to the cluster itself.
     """
-    work = partial(_epsilon_of, target, options, progress, fields)
     return isolation.api_call(
         isolation.named(target),
-        work,
-        in_process=progress is not None or _holds_client(options, fields),
+        partial(_epsilon_of, target, options, fields=fields),
+        progress=progress,
+        fresh=_holds_client(options, fields),
     )
 
 
 def _holds_client(options: Options | None, fields: dict[str, Any]) -> bool:
     """Whether the work uses Dask (a ``Client`` or an address): Dask's threads and event
-    loops cannot cross a fork (a forked child waiting on them hangs), so it runs here."""
+    loops cannot cross a fork (a forked child waiting on them hangs), so the child is a new
+    interpreter."""
     cluster = fields.get("cluster", options.cluster if options is not None else None)
     return cluster is not None
 
 
 def _epsilon_of(
-    target: Target, options: Options | None, progress: Progress | None, fields: dict[str, Any]
+    target: Target, options: Options | None, progress: Progress | None, *, fields: dict[str, Any]
 ) -> Result:
     chosen = _decided_options(Options.parse(options, **fields))
     started = time.perf_counter()
@@ -612,16 +613,16 @@ def verify(
     """Decide ε-privacy (or (ε, δ)-privacy): exactly, or for every unknown parameter value.
 
     ``epsilon`` is the claim (``eps``, its former name, and ``claimed``, the tester's,
-    are still accepted); the other options as for :func:`epsilon` (in a forked child too).
+    are still accepted); the other options as for :func:`epsilon` (in a child process too).
     """
     given = given_once("epsilon", {"epsilon": epsilon, "eps": eps, "claimed": claimed})
     if given is None:
         raise SpecError("no ε to verify", where="epsilon", fix="e.g. faier.verify(target, 'ln(3)')")
-    work = partial(_verified, target, given, options, progress, fields)
     return isolation.api_call(
         isolation.named(target),
-        work,
-        in_process=progress is not None or _holds_client(options, fields),
+        partial(_verified, target, given, options, fields=fields),
+        progress=progress,
+        fresh=_holds_client(options, fields),
     )
 
 
@@ -630,6 +631,7 @@ def _verified(
     given: Any,
     options: Options | None,
     progress: Progress | None,
+    *,
     fields: dict[str, Any],
 ) -> Result:
     chosen = _decided_options(Options.parse(options, **fields))

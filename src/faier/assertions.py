@@ -186,7 +186,7 @@ def assert_private(
     ``data``: ``mechanism`` is a plain function ``mechanism(data, **args)``, audited on
     neighbours of ``data`` (``faier.audit``, docs/AUDIT.md).
 
-    The check runs in a forked child (:func:`faier.mechanisms.isolation.api_call`):
+    The check runs in a child process (:func:`faier.mechanisms.isolation.api_call`):
     a mechanism that ends its process fails the assertion's caller with
     :class:`~faier.errors.MechanismError`, never a silent exit.
     """
@@ -206,7 +206,7 @@ def assert_private(
 
 
 def _recording(
-    known: tuple[int, int], arguments: dict[str, Any]
+    known: tuple[int, int], arguments: dict[str, Any], progress: None
 ) -> tuple[Assurance | BaseException, list[Failure], list[Assurance]]:
     """:func:`_asserted`'s outcome with the records it added to ``failures`` and ``passes``."""
     outcome: Assurance | BaseException

@@ -421,17 +421,17 @@ def statistical_test(
     ``alpha``, ``thinnings``, ``all_pairs``, ``settings``, ``neighbours``,
     ``name``, ``per_sample``.
 
-    The test runs in a forked child (:func:`faier.mechanisms.isolation.api_call`),
+    The test runs in a child process (:func:`faier.mechanisms.isolation.api_call`),
     so a mechanism that ends its process raises here; ``progress`` is called in
-    that child.  On Dask (a ``Client`` or an address, whose threads cannot cross a
-    fork) it runs in this process.
+    this process, in order, while the child waits.  On Dask (a ``Client`` or an
+    address) the child is a new interpreter that connects to the cluster itself.
     """
     claimed = given_once("epsilon", {"epsilon": epsilon, "claimed": claimed})
     pairs = _pairs_of(pairs, inputs)
     chosen = Options.parse(options, **fields)
-    work = partial(_tested, target, claimed, lengths, pairs, chosen, progress)
-    client = chosen.cluster is not None  # Dask cannot cross a fork: run here
-    return isolation.api_call(isolation.named(target), work, in_process=client)
+    work = partial(_tested, target, claimed, lengths, pairs, chosen)
+    dask = chosen.cluster is not None  # Dask cannot cross a fork: a new interpreter
+    return isolation.api_call(isolation.named(target), work, progress=progress, fresh=dask)
 
 
 def _tested(
@@ -442,7 +442,7 @@ def _tested(
     chosen: Options,
     progress: Progress | None,
 ) -> StatReport:
-    """:func:`statistical_test`'s work (in the isolated child, unless it runs on Dask)."""
+    """:func:`statistical_test`'s work (in the isolated child)."""
     sampled = as_sampled(target, chosen.name)
     claim = _claim(claimed, sampled)
     config = _config(claim, chosen)

@@ -1,4 +1,9 @@
-"""One LocalCluster of two worker processes for the cluster tests (started once: about 2 s)."""
+"""One LocalCluster of two worker processes per test module (started once each: about 2 s).
+
+Not one for the whole session: while a client lives its threads run in this process, and
+the API then runs every call in a new interpreter instead of a fork (slower) for the rest
+of the session.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def client() -> Iterator[Any]:
     cluster = distributed.LocalCluster(
         n_workers=2,

@@ -39,16 +39,20 @@ def audit(
 ) -> AuditReport:
     """Audit ``function(data, **args)`` against (ε, δ)-DP under ``neighbours``.
 
-    The audit runs in a forked child (:func:`faier.mechanisms.isolation.api_call`),
+    The audit runs in a child process (:func:`faier.mechanisms.isolation.api_call`),
     so a function that ends its process raises here; ``progress`` is called in
-    that child.  Given a ``dask.distributed.Client`` object (which cannot cross
-    a fork) it runs in this process.
+    this process, in order, while the child waits.  On Dask (a ``Client`` or an
+    address) the child is a new interpreter that connects to the cluster itself.
     """
     arguments = dict(locals())
-    address = Options.parse(cluster=cluster).cluster
-    client = address is not None  # Dask cannot cross a fork: run here
-    work = partial(_audit, **arguments)
-    return isolation.api_call(isolation.named(function), work, in_process=client)
+    del arguments["progress"]
+    dask = Options.parse(cluster=cluster).cluster is not None  # cannot cross a fork
+    work = partial(_relayed_audit, arguments)
+    return isolation.api_call(isolation.named(function), work, progress=progress, fresh=dask)
+
+
+def _relayed_audit(arguments: dict[str, Any], progress: Progress | None) -> AuditReport:
+    return _audit(**arguments, progress=progress)
 
 
 def _audit(
@@ -68,7 +72,7 @@ def _audit(
     timeout: float | None,
     test_samples: int | None,
 ) -> AuditReport:
-    """:func:`audit`'s work (in the isolated child, unless it runs on Dask)."""
+    """:func:`audit`'s work (in the isolated child)."""
     from faier.auditing.target import load
 
     name = (

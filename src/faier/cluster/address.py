@@ -32,6 +32,13 @@ class ClusterAddress:
     client: Any = None
     """A caller's ``dask.distributed.Client`` (kind ``client``); faier never closes it."""
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """A caller's Client travels to another process as its scheduler's address: that
+        process connects (and closes) its own client (``faier.mechanisms.travel``)."""
+        if self.kind == "client":
+            return ClusterAddress, ("remote", None, self.client)
+        return ClusterAddress, (self.kind, self.workers, self.url, self.client)
+
     def show(self) -> str:
         """How the report names the cluster."""
         if self.kind == "local":

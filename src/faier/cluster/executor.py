@@ -63,6 +63,7 @@ class UnitMap(Generic[U, R]):
     ) -> None:
         self.client = client
         self.function = function
+        self.what = what
         self.shared = client.submit(_load, pickled(shared, what), pure=False)
         self.pending: list[Any] = []
 
@@ -78,11 +79,27 @@ class UnitMap(Generic[U, R]):
         position = {future.key: i for i, future in enumerate(futures)}
         for future in as_completed(futures):  # type: ignore[no-untyped-call]
             if future.status == "error":
-                future.result()  # raises the unit's own exception here
+                self._raise(future)
             done(batch[position[future.key]])
         results: list[R] = self.client.gather(futures)
         self.pending = []
         return results
+
+    def _raise(self, future: Any) -> None:
+        """The unit's own exception; a worker that died running it each time (``KilledWorker``:
+        ``os._exit``, a signal or a crash in the mechanism) is the mechanism's error."""
+        try:
+            future.result()
+        except Exception as failure:
+            if type(failure).__name__ != "KilledWorker":
+                raise
+            raise MechanismError(
+                f"{self.what} ended the worker process running it, every time it was tried"
+                f" ({failure})",
+                where="--cluster",
+                fix="a mechanism must return a value or raise an exception,"
+                " never call os._exit or kill its process",
+            ) from None
 
     def cancel(self) -> None:
         """Drop what has not finished (after an interruption or a timeout)."""

@@ -1,0 +1,121 @@
+"""Work sent to a new Python interpreter: by value where the other side could not import it.
+
+A new interpreter (:mod:`faier.mechanisms.isolation`, when this process has
+other threads or the work uses Dask) gets the caller's ``sys.path`` but not
+its modules.  Functions of installed packages and of faier travel by name;
+those of any other module (a script's ``__main__``, a test file pytest
+imported by path, a mechanism file's helpers) travel by value with
+cloudpickle.  A ``dask.distributed.Client`` travels as its scheduler's
+address: the other process connects its own client.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import sysconfig
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from faier.errors import MechanismError, SpecError
+
+
+def portable(work: object) -> bytes:
+    """``work`` pickled for a new interpreter (refused with the reason when it cannot go)."""
+    import cloudpickle  # type: ignore[import-untyped]
+
+    for module in _local_modules():  # kept registered, as the cluster's executor does
+        cloudpickle.register_pickle_by_value(module)
+    try:
+        return _dumps(work, cloudpickle)
+    except (SpecError, MechanismError):
+        raise
+    except Exception as failure:
+        raise MechanismError(
+            f"the mechanism cannot be sent to a new Python process ({type(failure).__name__}: "
+            f"{failure}); faier starts one because this process runs other threads or Dask",
+            fix="define the mechanism without open files, locks or sockets, or call faier "
+            "from a process without other threads",
+        ) from None
+
+
+def dumps(value: object) -> bytes:
+    """A result or exception pickled in the new interpreter (its own classes by value)."""
+    import cloudpickle
+
+    data: bytes = cloudpickle.dumps(value)
+    return data
+
+
+def loaded(fd: int) -> Any:
+    """The work :func:`portable` wrote to the file ``fd`` (read from its start)."""
+    parts: list[bytes] = []
+    offset = 0
+    while chunk := os.pread(fd, 1 << 20, offset):
+        parts.append(chunk)
+        offset += len(chunk)
+    return pickle.loads(b"".join(parts))
+
+
+def _dumps(work: object, cloudpickle: Any) -> bytes:
+    import io
+
+    class Pickler(cloudpickle.Pickler):  # type: ignore[misc]
+        def reducer_override(self, obj: Any) -> Any:
+            if _is_dask_client(obj):
+                return str, (_reachable_address(obj),)
+            return super().reducer_override(obj)
+
+    out = io.BytesIO()
+    Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(work)
+    return out.getvalue()
+
+
+def _is_dask_client(found: object) -> bool:
+    kind = type(found)
+    return kind.__name__ == "Client" and kind.__module__.split(".")[0] == "distributed"
+
+
+def _reachable_address(client: Any) -> str:
+    """The scheduler's address, which another process can connect to."""
+    address = str(getattr(getattr(client, "scheduler", None), "address", None) or "")
+    if not address or address.startswith("inproc://"):
+        raise SpecError(
+            f"the dask Client's scheduler ({address or 'no address'}) runs inside this process:"
+            " faier runs the mechanism in another process, which cannot reach it",
+            where="cluster",
+            fix="start the cluster with worker processes (LocalCluster(processes=True), the"
+            " default) or pass cluster='local:N'",
+        )
+    return address
+
+
+def _local_modules() -> list[ModuleType]:
+    """Loaded modules outside the installed packages and faier (a test file, a script's
+    helpers); ``__main__`` travels by value anyway."""
+    installed = _installed_roots()
+    found = []
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if not path or name == "__main__" or name.split(".")[0] == "faier":
+            continue
+        if getattr(module, "__name__", None) != name:
+            continue
+        where = Path(path).resolve()
+        if not any(where.is_relative_to(root) for root in installed):
+            found.append(module)
+    return found
+
+
+@cache
+def _installed_roots() -> tuple[Path, ...]:
+    import site
+
+    paths = sysconfig.get_paths()
+    keys = ("stdlib", "platstdlib", "purelib", "platlib")
+    roots = {Path(paths[key]).resolve() for key in keys if key in paths}
+    roots.add(Path(site.getusersitepackages()).resolve())
+    return tuple(roots)
