@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import sys
 import threading
 from fractions import Fraction
@@ -208,3 +209,30 @@ def test_a_crash_in_the_child_prints_no_fault_dump(capfd: pytest.CaptureFixture[
     with pytest.raises(MechanismError, match="SIGSEGV"):
         faier.verify(crashes, "1")
     assert "Fatal Python error" not in capfd.readouterr().err
+
+
+@faier.program(inputs=faier.scalars(1))
+def interrupts(x: Any, ctx: Any) -> Any:
+    """Sends itself SIGINT, then answers: never a verdict."""
+    os.kill(os.getpid(), signal.SIGINT)
+    return x
+
+
+@pytest.mark.parametrize("threads", [1, 2], ids=["forked", "new interpreter"])
+def test_a_mechanisms_own_sigint_is_its_error_even_if_the_caller_ignores_sigint(
+    threads: int,
+) -> None:
+    """Started in the background by a shell, the caller ignores SIGINT, and so did the child."""
+    stop = threading.Event()
+    waiting = threading.Thread(target=stop.wait)
+    if threads == 2:
+        waiting.start()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with pytest.raises(MechanismError, match=r"KeyboardInterrupt \(no Ctrl-C was pressed\)"):
+            faier.verify(interrupts, "1")
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        stop.set()
+        if threads == 2:
+            waiting.join()

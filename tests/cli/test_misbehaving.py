@@ -8,6 +8,7 @@ output captured at the file descriptors, as a terminal would see it.
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,19 @@ def test_a_crash_outside_user_code_is_exit_4_asking_for_a_report(
     assert code == 4 and out == ""
     assert "running the command ended without a result (killed by signal 11 (SIGSEGV))" in err
     assert "Please report it" in err
+
+
+def test_a_mechanisms_own_sigint_is_its_error_even_when_faier_ignores_sigint(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """A shell starts background jobs with SIGINT ignored; the child inherited that, so the
+    mechanism's own SIGINT did nothing and its run read as a verdict (exit 0)."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        code, out, err = run(
+            capfd, "verify", str(MECHANISMS), "-e", "1", "--name", "interrupts", "--json"
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert code == 2 and out == ""
+    assert "raised KeyboardInterrupt (no Ctrl-C was pressed)" in err

@@ -59,6 +59,8 @@ _note_page: mmap.mmap | None = None
 last byte is the parent's :func:`interrupt_requested` mark."""
 
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_OWN = (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
+"""Signals the child does not ignore even when its caller does (see :func:`_own_signals`)."""
 _WATCHED = {*_FORWARDED, signal.SIGCHLD}
 _PR_SET_PDEATHSIG = 1
 _CHILD_FAILED = 70
@@ -284,6 +286,24 @@ def _die_with(parent: int) -> None:
         os._exit(_CHILD_FAILED)
 
 
+def _own_signals() -> None:
+    """The child's signals as a plain ``python`` has them, however the caller was started.
+
+    A process started in the background by a shell ignores SIGINT (``nohup``:
+    SIGHUP), and a forked or spawned child inherits that, and the signals
+    the calling thread blocks: a mechanism's own ``os.kill(os.getpid(),
+    SIGINT)`` was then ignored and its run read as a verdict.  Here SIGINT
+    raises ``KeyboardInterrupt`` (the mechanism's error unless the parent
+    saw a Ctrl-C too, :func:`interrupt_requested`) and the others end the
+    process, as they would in a terminal.
+    """
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for number in _OWN:
+        if signal.getsignal(number) == signal.SIG_IGN:
+            signal.signal(number, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, *_OWN})
+
+
 def _quiet_crashes() -> None:
     """No ``faulthandler`` dump in the child (pytest enables one): its crash is not the
     caller's, whose report names the signal and the user code.  Kept when the user asked
@@ -316,6 +336,7 @@ def _child(
         _die_with(parent)
         if mask is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        _own_signals()
         _note_page = page
         _quiet_crashes()
         call = _with_relay(function, args, link, relayed)
@@ -356,8 +377,21 @@ def _run_and_write(call: Callable[[], Any], box: int, dumps: Callable[[Any], byt
     return 0
 
 
+_CAUSE = "_faier_cause"
+"""Where an exception crossing back keeps its ``__cause__`` (which pickle drops)."""
+_CHAIN = 8
+
+
 def _pickled(outcome: tuple[str, Any], dumps: Callable[[Any], bytes]) -> bytes:
     kind, payload = outcome
+    chain = _causes(payload) if kind == "raised" else []
+    for failure, cause in chain:
+        failure.__dict__[_CAUSE] = cause
+    try:
+        return dumps(outcome)
+    except Exception:  # a cause that cannot travel: without the causes
+        for failure, _ in chain:
+            failure.__dict__.pop(_CAUSE, None)
     try:
         return dumps(outcome)
     except Exception as failure:
@@ -396,7 +430,29 @@ def _read_outcome(box: IO[bytes]) -> tuple[str, Any] | None:
     except Exception as failure:
         return ("raised", RuntimeError(f"the child's result could not be read: {failure}"))
     assert isinstance(found, tuple)
+    if found[0] == "raised":
+        _restore_causes(found[1])
     return found
+
+
+def _causes(failure: BaseException) -> list[tuple[BaseException, BaseException]]:
+    """(exception, its ``__cause__``) along the chain, a few links deep."""
+    chain = []
+    while isinstance(failure, BaseException) and failure.__cause__ is not None:
+        chain.append((failure, failure.__cause__))
+        failure = failure.__cause__
+        if len(chain) >= _CHAIN:
+            break
+    return chain
+
+
+def _restore_causes(failure: Any) -> None:
+    for _ in range(_CHAIN):
+        cause = getattr(failure, "__dict__", {}).pop(_CAUSE, None)
+        if not isinstance(cause, BaseException):
+            return
+        failure.__cause__ = cause
+        failure = cause
 
 
 _BOOT = (
@@ -456,6 +512,7 @@ def _fresh_child(spec: dict[str, Any]) -> None:
     code = _CHILD_FAILED
     try:
         _die_with(int(spec["parent"]))
+        _own_signals()
         _note_page = mmap.mmap(int(spec["page"]), _NOTE_BYTES)
         _quiet_crashes()
         link = None if spec["link"] is None else relay.Link.from_json(spec["link"])
