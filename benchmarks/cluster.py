@@ -39,12 +39,12 @@ from typing import Any
 import hmm_models
 import machine
 from distributed import Client, LocalCluster
+from faier.cluster.search import ClusterSearch
 
 import faier.testing as t
 from faier.batch import run_batch
 from faier.cluster.address import read_cluster
 from faier.cluster.executor import UnitMap
-from faier.cluster.search import ClusterSearch
 from faier.core.budget import Budget
 from faier.engines.exact import branch_and_bound, sequence_mode
 
