@@ -56,10 +56,15 @@ def test_progress_on_a_client_comes_back_here_in_order(client: Any) -> None:
     assert all(type(s).__name__ == "SearchCounts" for s in seen)
 
 
-def test_a_client_whose_scheduler_lives_in_this_process_is_refused() -> None:
-    """Its workers are threads of this process: no other process can reach them."""
+@pytest.mark.parametrize("protocol", ["inproc://", "tcp://"])
+def test_a_client_whose_workers_live_in_this_process_is_refused(protocol: str) -> None:
+    """Its workers are threads of this process: a mechanism run there would end the caller."""
     cluster = distributed.LocalCluster(
-        n_workers=1, processes=False, dashboard_address=":0", silence_logs=logging.ERROR
+        n_workers=1,
+        processes=False,
+        protocol=protocol,
+        dashboard_address=":0",
+        silence_logs=logging.ERROR,
     )
     try:
         with distributed.Client(cluster) as inside, pytest.raises(SpecError) as refused:

@@ -80,17 +80,34 @@ def _is_dask_client(found: object) -> bool:
 
 
 def _reachable_address(client: Any) -> str:
-    """The scheduler's address, which another process can connect to."""
+    """The scheduler's address, which another process can connect to; refused when the
+    scheduler or a worker runs inside this process (``LocalCluster(processes=False)``): user
+    code on such a worker would run here, where its exit ends the caller."""
     address = str(getattr(getattr(client, "scheduler", None), "address", None) or "")
     if not address or address.startswith("inproc://"):
-        raise SpecError(
-            f"the dask Client's scheduler ({address or 'no address'}) runs inside this process:"
-            " faier runs the mechanism in another process, which cannot reach it",
-            where="cluster",
-            fix="start the cluster with worker processes (LocalCluster(processes=True), the"
-            " default) or pass cluster='local:N'",
-        )
+        raise _inside(f"the dask Client's scheduler ({address or 'no address'})")
+    if _workers_here(client):
+        raise _inside(f"a worker of the dask Client at {address}")
     return address
+
+
+def _inside(what: str) -> SpecError:
+    return SpecError(
+        f"{what} runs inside this process: faier runs the mechanism in another process,"
+        " and never in this one",
+        where="cluster",
+        fix="start the cluster with worker processes (LocalCluster(processes=True), the"
+        " default) or pass cluster='local:N'",
+    )
+
+
+def _workers_here(client: Any) -> bool:
+    """Whether a worker of ``client`` is a thread of this process (asked of the workers)."""
+    try:
+        pids = client.run(os.getpid)
+    except Exception:  # the workers cannot say: the cluster reports its own errors later
+        return False
+    return isinstance(pids, dict) and os.getpid() in pids.values()
 
 
 def _local_modules() -> list[ModuleType]:
