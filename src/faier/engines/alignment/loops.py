@@ -61,8 +61,8 @@ class Index:
     ``i == 0`` is decided exactly (the first iteration).  Arithmetic on the counter
     gives a :class:`Counter`, whose comparisons with constants are *counter
     branches*: both outcomes are taken, as a nondeterministic choice of the run
-    (``Guard``), so a proof covers every value of the counter and of the constants
-    (SmartSum's ``(i + 1) % M == 0`` and ``i > T``)."""
+    (``Run.guard``), so a proof covers every value of the counter and of the
+    constants (SmartSum's ``(i + 1) % M == 0`` and ``i > T``)."""
 
     __slots__ = ("first", "run")
 
@@ -94,7 +94,8 @@ class Index:
         return Counter(self.run)._branch(other)
 
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _arithmetic
-    __mod__ = __floordiv__ = _arithmetic
+    __mod__ = __rmod__ = __floordiv__ = __rfloordiv__ = _arithmetic
+    __truediv__ = __rtruediv__ = _arithmetic
     __lt__ = __le__ = __gt__ = __ge__ = _compare
 
 
@@ -119,6 +120,7 @@ class Counter:
 
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _operand
     __mod__ = __rmod__ = __floordiv__ = __rfloordiv__ = _operand
+    __truediv__ = __rtruediv__ = _operand
 
     def _branch(self, other: Any) -> bool:
         self._operand(other)
