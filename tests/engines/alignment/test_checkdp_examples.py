@@ -76,6 +76,24 @@ def test_smart_sum_is_proved_for_every_n_m_and_t() -> None:
         assert data["counter_branches"] == ["line 23 `i > T`", "line 25 `(i + 1) % M == 0`"]
 
 
+def test_smart_sum_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """``faier verify smart_sum.py -e 2 --engine alignment``: exit 0, every input and n."""
+    path = str(EXAMPLES / "smart_sum.py")
+    with pytest.raises(SystemExit) as caught:
+        main(["verify", path, "-e", "2", "--engine", "alignment", "--json"])
+    assert caught.value.code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["verdict"] == "holds" and data["scope"] == "all inputs"
+    assert data["proof"]["queries"] == "every n"
+    assert data["privacy"].endswith("every real input, every number of queries")
+    with pytest.raises(SystemExit) as caught:
+        main(["verify", path, "-e", "2", "--engine", "alignment"])
+    assert caught.value.code == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "counter branches (line 23 `i > T`; line 25 `(i + 1) % M == 0`)" in shown
+    assert "block while it holds the moved query: aligned value = value + δ" in shown
+
+
 def test_smart_sum_below_its_bound_is_refuted_on_the_grid() -> None:
     """The grid of 2 queries has ε* = 2 exactly (the certified engine): a claim of 3/2
     gets no proof, and the certified witness refutes it."""
