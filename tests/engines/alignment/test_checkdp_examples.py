@@ -74,6 +74,7 @@ def test_smart_sum_is_proved_for_every_n_m_and_t() -> None:
         assert data["moved"] == {"block": ["0", "1"], "following": ["0", "0"]}
         assert data["largest_cost"] == "2"
         assert data["counter_branches"] == ["line 23 `i > T`", "line 25 `(i + 1) % M == 0`"]
+        assert data["companions"] == {"line 26": "block + q[i]"}
 
 
 def test_smart_sum_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:

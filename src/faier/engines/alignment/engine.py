@@ -449,6 +449,7 @@ def _every_n(
         "largest_cost": str(proof.largest_cost),
         "epsilon": eps.text,
         "counter_branches": [induction.guard_text(site) for site in proof.guards],
+        "companions": {names[site]: text for site, text in proof.hides},
         "loop_states": proof.states,
         "iteration_paths": proof.steps,
         "obligations": len(duties),
