@@ -6,6 +6,10 @@ file as it loads) misbehaves on a random trigger, and runs one of ``faier
 verify``, ``epsilon``, ``test`` or ``batch`` on it through the CLI's own
 ``main`` (in this process; the command forks its child as the console
 script does), with stdout and stderr captured at the file descriptors.
+A quarter of the cases run the CLI with SIGINT ignored, as a shell starts a
+background job; a quarter run ``verify``/``epsilon`` through the Python API
+with a progress callback instead (a ``MechanismError`` for a process that
+ended counts as exit 4, any other bad input as 2).
 
 What must hold (each failure is a disagreement):
 
@@ -30,6 +34,7 @@ import contextlib
 import json
 import os
 import random
+import signal
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -58,6 +63,7 @@ ACTIONS: dict[str, tuple[str, str]] = {
 
 SIGNALS = ("SIGKILL", "SIGTERM", "SIGUSR1", "SIGABRT")
 COMMANDS = ("verify", "epsilon", "test", "batch")
+CALLERS = ("cli", "cli", "background", "api")
 TRIGGERS = ("load", "always", "second input", "after runs")
 
 TEMPLATE = '''"""A fuzzer case: randomized response that misbehaves ({action}, {trigger})."""
@@ -124,6 +130,10 @@ class Case:
     command: str
     claim_ratio: Fraction
     """The claim is ln(claim_ratio); it holds exactly when claim_ratio ≥ p/(1 − p)."""
+    caller: str = "cli"
+    """``cli``; ``background``: the CLI from a process that ignores SIGINT, as a shell starts
+    a background job; ``api``: ``faier.verify``/``faier.epsilon`` in this process, with a
+    progress callback (other commands go through the CLI)."""
 
     @property
     def ratio(self) -> Fraction:
@@ -164,7 +174,8 @@ def generate(seed: int) -> Case:
     p = Fraction(rng.randint(whole // 2 + 1, whole - 1), whole)  # 1/2 < p < 1
     ratio = p / (1 - p)
     claim_ratio = rng.choice((ratio, ratio * Fraction(999_999, 10**6), ratio * 2))
-    return Case(action, code, trigger, p, rng.choice(COMMANDS), claim_ratio)
+    command = rng.choice(COMMANDS)
+    return Case(action, code, trigger, p, command, claim_ratio, rng.choice(CALLERS))
 
 
 @contextlib.contextmanager
@@ -294,6 +305,45 @@ def case_misbehave(seed: int, check: Check) -> str:
         folder = Path(name)
         mechanism = folder / "mechanism.py"
         mechanism.write_text(case.source(), encoding="utf-8")
-        code, out, _ = run_cli(argv_for(case, mechanism, folder))
+        if case.caller == "api" and case.command in ("verify", "epsilon"):
+            check.used("misbehave-api")
+            code, out = run_api(case, mechanism)
+        else:
+            with sigint_ignored(case.caller == "background"):
+                code, out, _ = run_cli(argv_for(case, mechanism, folder))
         judge(case, check, code, out, folder)
-    return f"{case.command}: {case.action} `{case.code}` on trigger {case.trigger}, p = {case.p}"
+    return (
+        f"{case.command} ({case.caller}): {case.action} `{case.code}` on trigger"
+        f" {case.trigger}, p = {case.p}"
+    )
+
+
+@contextlib.contextmanager
+def sigint_ignored(ignored: bool) -> Iterator[None]:
+    """SIGINT ignored in this process, as in a job a shell started in the background."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if ignored else None
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def run_api(case: Case, mechanism: Path) -> tuple[int, str]:
+    """The Python API in this process (which runs the work in a child): the exit code the
+    CLI would give (a MechanismError for a process that ended: 4, for the rest: 2) and the
+    result as the CLI's JSON."""
+    import faier
+    from faier.errors import InputError
+
+    calls: list[object] = []
+    try:
+        with captured():  # what the mechanism prints in the child
+            if case.command == "verify":
+                claim = f"ln({case.claim_ratio})"
+                result = faier.verify(str(mechanism), claim, timeout=60, progress=calls.append)
+            else:
+                result = faier.epsilon(str(mechanism), timeout=60, progress=calls.append)
+    except InputError as error:
+        return (4 if "ended the process without a result" in str(error) else 2), ""
+    return result.exit_code, json.dumps({**result.to_json(), "exit_code": result.exit_code})

@@ -217,6 +217,23 @@ def test_misbehaving_mechanisms_never_get_a_verdict(soundness: ModuleType) -> No
     assert not bad, soundness.summary(reports, 1.0, 0)
 
 
+def test_misbehaving_mechanisms_through_the_api_and_from_the_background(
+    soundness: ModuleType,
+) -> None:
+    """The same judges with the Python API as caller (a progress callback given) and with
+    the CLI started as a shell starts a background job (SIGINT ignored): os._exit, a
+    segmentation fault, a fork, and SIGINT, which such a caller once let pass as exit 0.
+    Six whole runs, about 1 s each."""
+    seeds = (43, 110, 292, 34, 25, 41)
+    cases = [soundness.soundness_misbehave.generate(seed) for seed in seeds]
+    assert {c.caller for c in cases} == {"api", "background"}
+    assert {c.action for c in cases} == {"exit-hard", "interrupt", "segfault", "fork"}
+    jobs = [("misbehave", seed) for seed in seeds]
+    reports, _ = soundness.run_all(jobs, soundness.Rates(), workers=1, seconds=None)
+    bad = [r for r in reports if r.disagreements]
+    assert not bad, soundness.summary(reports, 1.0, 0)
+
+
 def test_extreme_scale_cases_agree_with_mpmath(soundness: ModuleType) -> None:
     """One case of every shape of kind ``scales`` (noise scales 10⁻³..10³, closed forms
     in mpmath): ε* intervals, verdicts at ε*·(1 ∓ 10⁻⁶) and witnesses."""
