@@ -40,6 +40,11 @@ CASES = [
     ("zeroconf.prism", {"N": "20", "K": "2", "reset": "true"}, "Pmin=? [ F (l=4 & ip=1) ]"),
     ("rabin.3.prism", {}, "Pmax=? [ F (p1=2|p2=2|p3=2) ]"),
     ("nand.prism", {"N": "3", "K": "1"}, "P=? [ F s=4 & z/N<0.1 ]"),
+    ("leader_sync.3-2.prism", {}, 'P>=1 [ F "elected" ]'),
+    ("consensus.2.prism", {"K": "2"}, 'P>=1 [ F "finished" ]'),
+    ("consensus.2.jani", {"K": "2"}, 'P<1/2 [ F "finished"&"all_coins_equal_1" ]'),
+    ("brp.pm", {"N": "16", "MAX": "2"}, "P<=1/1000 [ F s=5 ]"),
+    ("herman.3.prism", {}, 'P>=1/2 [ F<=2 "stable" ]'),
     (
         "crowds-protocol.pm",
         {"TotalRuns": "2", "CrowdSize": "5", "PF": "4/5", "badC": "1"},
@@ -63,8 +68,10 @@ def test_storms_answer_on_the_directed_build_is_faiers_on_the_whole_model(
     answer = directed.answer(build, parsed)
     whole = _whole(file, constants, question)
     assert answer.values == whole.values
-    assert answer.values and all(isinstance(value, Fraction) for _, value in answer.values)
-    for field in ("model", "kind", "formula", "neighbours", "name", "verdict", "operators"):
+    assert answer.values or answer.operators
+    assert all(isinstance(value, Fraction) for _, value in answer.values)
+    fields = ("model", "kind", "formula", "neighbours", "name", "verdict", "states", "operators")
+    for field in (*fields, "witness", "reason", "quantity"):
         assert getattr(answer, field) == getattr(whole, field), field
     # the directed build's counts: what Storm built for the question
     model = build.model()
@@ -72,9 +79,9 @@ def test_storms_answer_on_the_directed_build_is_faiers_on_the_whole_model(
 
 
 def test_a_question_storm_cannot_direct_is_not_answered_here() -> None:
-    """A verdict (P>=…), a D or a formula Storm cannot read go through the whole model."""
+    """A nested operator, a D or a formula Storm cannot read go through the whole model."""
     brp = str(MODELS / "brp.pm")
-    for text in ("P>=1/2 [ F s=5 ]", "P=? [ F (P>=1 [X s=5]) ]", "P=? [ X X s=5 ]"):
+    for text in ("P=? [ F (P>=1 [X s=5]) ]", "P=? [ X X s=5 ]", "!(P>=1/2 [ F s=5 ])"):
         parsed = parse_formula(text)
         build = build_file(brp, {"N": "16", "MAX": "2"}, question=parsed.formula)
         assert build is not None

@@ -1,7 +1,7 @@
 """A question answered by Storm on the model it was built for, reading only what it needs.
 
 When Storm builds a PRISM or JANI file for one question (``P=? [F φ]``,
-``Pmax=? [ψ U φ]``: :func:`faier.logic._storm.storm_question`), it explores
+``Pmax=? [ψ U φ]``, ``P>=1 [F φ]``: :func:`faier.logic._storm.storm_question`), it explores
 only what that question needs, and its exploration already reads the
 question's state formulas its own way: the answer rests on Storm's reading of
 them either way.  So the question goes to Storm whole, for the initial states
@@ -18,28 +18,33 @@ in every state.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
+from fractions import Fraction
 
 from faier.logic._storm import stormpy, to_fraction
 from faier.logic.expressions import Valuations
 from faier.logic.neighbours import NeighbourRelation
-from faier.logic.outcome import CheckResult, ModelSize
+from faier.logic.outcome import CheckResult, ModelSize, OperatorReport, OperatorRow
 from faier.logic.parser import ParsedFormula
 from faier.logic.printer import format_formula
 from faier.logic.prism import Build, check_rows, state_names_of
 from faier.logic.syntax import Prob, Query
 from faier.logic.validation import validate
+from faier.results import Verdict
 
 
 def answerable(build: Build, parsed: ParsedFormula) -> bool:
-    """True when ``parsed`` asks for the probabilities of the question ``build`` was built
-    for (a verdict, a nested operator, --state or --neighbors go through the whole model)."""
-    root = parsed.formula
-    return build.question is not None and isinstance(root, Prob) and isinstance(root.test, Query)
+    """True when ``parsed`` is the question ``build`` was built for: a probability asked
+    (``P=?``) or bounded (``P>=1 [...]``) at the top (a nested operator, --state or
+    --neighbors go through the whole model)."""
+    return build.question is not None and isinstance(parsed.formula, Prob)
 
 
 def answer(build: Build, parsed: ParsedFormula) -> CheckResult:
     """``parsed`` (the question the build was directed at) in the initial states."""
     assert answerable(build, parsed)
+    root = parsed.formula
+    assert isinstance(root, Prob)
     started = time.perf_counter()
     built = build.built
     check_rows(built, build.rows, build.given)
@@ -64,18 +69,13 @@ def answer(build: Build, parsed: ParsedFormula) -> CheckResult:
         nondeterministic=nondeterministic,
         has_pairs=False,
     )
-    result = stormpy().model_checking(built, build.question, only_initial_states=True)
-    values = tuple((names[i], to_fraction(result.get_value(i))) for i in initial)
-    return CheckResult(
+    found = CheckResult(
         build.name,
         "MDP" if nondeterministic else "Markov chain",
-        format_formula(parsed.formula),
+        format_formula(root),
         NeighbourRelation.identity(()).describe(),
         (),
         None,
-        (),
-        values,
-        seconds=time.perf_counter() - started,
         size=ModelSize(
             built.nr_states,
             built.nr_transitions,
@@ -83,3 +83,52 @@ def answer(build: Build, parsed: ParsedFormula) -> CheckResult:
         ),
         name=parsed.name,
     )
+    if isinstance(root.test, Query):
+        values = _probabilities(build, None)
+        found = replace(found, values=tuple(zip(shown, values, strict=True)))
+    else:
+        found = _decided(found, root, build, shown, nondeterministic)
+    return replace(found, seconds=time.perf_counter() - started)
+
+
+def _probabilities(build: Build, optimum: str | None) -> list[Fraction]:
+    """Storm's answer to the build's question in each initial state: as asked, or with
+    its optimum set (``min``/``max``, an MDP asked a bound)."""
+    sp = stormpy()
+    question = build.question
+    assert question is not None
+    if optimum is not None:
+        question = question.get_raw_formula().clone()
+        direction = sp.logic.OptimizationDirection
+        question.set_optimality_type(direction.MINIMIZE if optimum == "min" else direction.MAXIMIZE)
+    result = sp.model_checking(build.built, question, only_initial_states=True)
+    return [to_fraction(result.get_value(i)) for i in build.built.initial_states]
+
+
+def _decided(
+    found: CheckResult, root: Prob, build: Build, shown: list[str], nondeterministic: bool
+) -> CheckResult:
+    """A bounded P (``P>=1 [F elected]``) decided in each initial state, with its one
+    operator report, as :func:`faier.logic.checker.check` gives it."""
+    test = root.test
+    assert not isinstance(test, Query)
+    if nondeterministic:
+        low, high = _probabilities(build, "min"), _probabilities(build, "max")
+    else:
+        low = high = _probabilities(build, None)
+    rows = tuple(
+        OperatorRow(
+            state,
+            Verdict.HOLDS if test.admits(p) and test.admits(q) else Verdict.VIOLATED,
+            probability=None if nondeterministic else p,
+            bounds=(p, q) if nondeterministic else None,
+            method="Storm, exact min/max over schedulers" if nondeterministic else "Storm, exact",
+        )
+        for state, p, q in zip(shown, low, high, strict=True)
+    )
+    by_state = {row.state: row for row in rows}  # each state once, as the checker counts
+    holds = sum(row.verdict is Verdict.HOLDS for row in by_state.values())
+    verdicts = tuple((row.state, row.verdict) for row in rows)
+    report = OperatorReport(found.formula, "P", holds, 0, len(by_state), rows)
+    overall = Verdict.VIOLATED if any(v is Verdict.VIOLATED for _, v in verdicts) else Verdict.HOLDS
+    return replace(found, states=verdicts, verdict=overall, operators=(report,))
