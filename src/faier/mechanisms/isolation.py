@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import json
 import mmap
 import os
 import pickle
@@ -44,10 +43,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import IO, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from faier.errors import BudgetExceeded, FaierError, MechanismError
-from faier.mechanisms import relay, travel
+
+if TYPE_CHECKING:
+    from faier.mechanisms import relay
 
 R = TypeVar("R")
 
@@ -109,7 +110,7 @@ def api_call(
     ``function(relay)`` runs in a child and its value or exception comes back
     pickled; a child that ends without one raises
     :class:`~faier.errors.MechanismError` naming ``what``: never a verdict.
-    The child is forked, or a new interpreter (:func:`call_fresh`) when this
+    The child is forked, or a new interpreter (:func:`_spawn`) when this
     process runs other threads or ``fresh`` says the work uses Dask.
     ``relay`` stands for ``progress`` (a callable or an object with methods)
     in the child: each call of it is made here, on the caller's object, in
@@ -228,13 +229,20 @@ def _isolated(
         paper.truncate(_NOTE_BYTES)
         page = stack.enter_context(mmap.mmap(paper.fileno(), _NOTE_BYTES))
         # unwatched, a Ctrl-C is the parent's (it kills the child): the page's mark stays 0
+        from faier.mechanisms import relay  # here: the faier command's start needs neither
+
         pipes = relay.Pipes() if relayed and progress is not None else None
         if pipes is not None:
             stack.callback(pipes.close)
         server = None if pipes is None else relay.Server(progress, pipes.requests, pipes.answers)
         link = None if pipes is None else pipes.link(progress)
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, _WATCHED) if watching else None
+        # the mask as it is (a signal handler that raises here changes nothing), then blocked
+        # inside the try: Python runs pending handlers in pthread_sigmask, and one that
+        # raised after the block left the watched signals blocked in this thread for good
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, ()) if watching else None
         try:
+            if mask is not None:
+                signal.pthread_sigmask(signal.SIG_BLOCK, _WATCHED)
             _flush()
             if fresh:
                 pid = _spawn(function, args, box, paper, link, relayed)
@@ -478,6 +486,10 @@ def _spawn(
     The work travels by value (:func:`~faier.mechanisms.travel.portable`);
     the result file, the note page and the relay's pipes are inherited.
     """
+    import json
+
+    from faier.mechanisms import travel
+
     if not sys.executable:
         raise MechanismError(
             "faier cannot start a new Python process here (sys.executable is empty)",
@@ -508,6 +520,8 @@ def _spawn(
 
 def _fresh_child(spec: dict[str, Any]) -> None:
     """A new interpreter's work (:func:`_spawn`): load it, run, write the outcome, end."""
+    from faier.mechanisms import relay, travel
+
     global _note_page
     code = _CHILD_FAILED
     try:
