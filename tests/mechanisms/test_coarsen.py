@@ -9,7 +9,15 @@ import pytest
 
 import faier
 from faier.errors import SpecError
-from faier.mechanisms.coarsen import Bucket, bucket, coarsen, coarsened
+from faier.mechanisms.coarsen import (
+    Bucket,
+    Hidden,
+    bucket,
+    coarsen,
+    coarsened,
+    cut_points,
+    partitions,
+)
 
 
 def test_buckets_read_as_intervals() -> None:
@@ -74,3 +82,27 @@ def test_the_coarsened_program_is_the_program_then_the_map() -> None:
 def test_coarsening_needs_a_cut_point() -> None:
     with pytest.raises(SpecError, match="at least one cut point"):
         coarsened(_noisy_answers, ())
+
+
+def test_cut_points_start_at_zero_and_stay_few() -> None:
+    assert cut_points([Fraction(1), Fraction(17)], [Fraction(2), Fraction(8)]) == (
+        Fraction(0),
+        Fraction(1),
+        Fraction(-1),
+        Fraction(17),
+        Fraction(-17),
+        Fraction(-2),
+    )
+    assert partitions((Fraction(0), Fraction(1), Fraction(-1))) == [
+        (Fraction(0),),
+        (Fraction(-1), Fraction(0), Fraction(1)),
+    ]
+    assert partitions(()) == []
+
+
+def test_past_the_first_released_numbers_the_others_are_left_out() -> None:
+    cuts = (Fraction(0),)
+    out = coarsen((0.5, False, -2.5, 1.5), cuts, released=1)
+    assert out == (Bucket(Fraction(0), None), False, Hidden(), Hidden())
+    assert str(out) == "(≥ 0, False, ·, ·)"
+    assert coarsen((0.5, -2.5), cuts, released=2) == coarsen((0.5, -2.5), cuts)

@@ -14,7 +14,7 @@ lower bound of the original's; a proof for it proves nothing about M.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -22,6 +22,10 @@ from typing import Any
 from faier.errors import SpecError
 from faier.mechanisms.handlers import Context
 from faier.mechanisms.program import Program
+
+MAX_CUTS = 6
+"""Cut points of the finest coarsening tried (each released number branches into one more
+bucket per point: more points, more paths)."""
 
 KEPT = (bool, int, str, bytes, type(None), dict, set, frozenset)
 """Output values kept as they are: flags, labels, and integers (an index, a count).  Tuples
@@ -60,13 +64,33 @@ def bucket(value: Any, cuts: Sequence[Fraction]) -> Bucket:
     return Bucket(low, None)
 
 
-def coarsen(output: Any, cuts: Sequence[Fraction]) -> Any:
-    """``output`` with every released number replaced by its bucket (lists become tuples)."""
-    if isinstance(output, KEPT) or _integer(output):
-        return output
-    if isinstance(output, tuple | list):
-        return tuple(coarsen(v, cuts) for v in output)
-    return bucket(output, cuts)
+@dataclass(frozen=True)
+class Hidden:
+    """A released number left out of the coarsened output (past the first ``released``)."""
+
+    def __str__(self) -> str:
+        return "·"
+
+    __repr__ = __str__
+
+
+def coarsen(output: Any, cuts: Sequence[Fraction], released: int | None = None) -> Any:
+    """``output`` with every released number replaced by its bucket (lists become tuples);
+    with ``released``, only the first that many (in the output's order) and the others by
+    :class:`Hidden` (no comparison made: a post-processing that forgets them)."""
+    seen = [0]
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, KEPT) or _integer(value):
+            return value
+        if isinstance(value, tuple | list):
+            return tuple(walk(v) for v in value)
+        seen[0] += 1
+        if released is not None and seen[0] > released:
+            return Hidden()
+        return bucket(value, cuts)
+
+    return walk(output)
 
 
 def _integer(value: Any) -> bool:
@@ -76,28 +100,59 @@ def _integer(value: Any) -> bool:
     return isinstance(value, float) and math.isfinite(value) and value.is_integer()
 
 
-def coarsened(program: Program[Any], cuts: Sequence[Fraction | int]) -> Program[Any]:
-    """``program`` with each released number replaced by its bucket among ``cuts``."""
+def coarsened(
+    program: Program[Any], cuts: Sequence[Fraction | int], released: int | None = None
+) -> Program[Any]:
+    """``program`` with each released number replaced by its bucket among ``cuts`` (with
+    ``released``: the first that many, the others left out)."""
     points = tuple(sorted({Fraction(c) for c in cuts}))
     if not points:
         raise SpecError("coarsening needs at least one cut point", fix="give e.g. cuts=(0,)")
     body = program.body
 
     def bucketed(x: Any, ctx: Context) -> Any:
-        return coarsen(body(x, ctx), points)
+        return coarsen(body(x, ctx), points, released)
 
     shown = ", ".join(str(c) for c in points)
+    kept = "" if released is None else f" (the first {released} kept)"
     return replace(
         program,
-        name=f"{program.name}, released numbers cut at {shown}",
+        name=f"{program.name}, released numbers{kept} cut at {shown}",
         body=bucketed,
         output_name=str,
         symmetry=None,
     )
 
 
-def describe(cuts: Sequence[Fraction]) -> str:
+def describe(cuts: Sequence[Fraction], released: int | None = None) -> str:
     """How the coarsened program's outputs read, for a reader of its witness."""
     shown = ", ".join(str(c) for c in cuts)
     noun = "point" if len(cuts) == 1 else "points"
-    return f"each released number replaced by where it lies among the cut {noun} {shown}"
+    text = f"each released number replaced by where it lies among the cut {noun} {shown}"
+    if released is None:
+        return text
+    first = "the first released number" if released == 1 else f"the first {released}"
+    return f"{first} replaced by where it lies among the cut {noun} {shown}, the others by ·"
+
+
+def cut_points(constants: Iterable[Fraction], scales: Iterable[Fraction]) -> tuple[Fraction, ...]:
+    """Candidate cut points, most promising first: 0, the program's constants and their
+    opposites, then minus and plus each noise scale (at most ``MAX_CUTS``)."""
+    out: list[Fraction] = [Fraction(0)]
+    for c in constants:
+        out += [c, -c]
+    for b in sorted(set(scales)):
+        out += [-b, b]
+    return tuple(dict.fromkeys(out))[:MAX_CUTS]
+
+
+def partitions(cuts: Sequence[Fraction]) -> list[tuple[Fraction, ...]]:
+    """The coarsenings tried, cheapest first: the first cut point alone, then all of them
+    (a finer partition can only raise the largest ratio of its events: the ratio of a union
+    is at most the largest ratio of its parts)."""
+    if not cuts:
+        return []
+    out: list[tuple[Fraction, ...]] = [(cuts[0],)]
+    if len(cuts) > 1:
+        out.append(tuple(sorted(cuts)))
+    return out

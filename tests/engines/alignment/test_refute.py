@@ -13,6 +13,7 @@ from faier.core.options import Options
 from faier.core.problem import Problem
 from faier.engines.alignment import horizon, loops, refute, states
 from faier.engines.alignment.walks import bounded, first_beyond
+from faier.mechanisms import coarsen
 from faier.mechanisms.coarsen import coarsened
 from faier.mechanisms.program import Program
 from faier.privacy.budget import Epsilon
@@ -72,19 +73,6 @@ def test_run_pairs_follow_the_neighbour_relation() -> None:
     assert one == [((0, 0, 0), (0, 1, 0)), ((0, 0, 0), (0, -1, 0))]
 
 
-def test_cut_points_start_at_zero_and_stay_few() -> None:
-    assert refute.cut_points([F(1), F(17)], [F(2), F(8)]) == (
-        F(0),
-        F(1),
-        F(-1),
-        F(17),
-        F(-17),
-        F(-2),
-    )
-    assert refute.partitions((F(0), F(1), F(-1))) == [(F(0),), (F(-1), F(0), F(1))]
-    assert refute.partitions(()) == []
-
-
 def test_a_coarsened_laplace_mechanism_has_the_exact_loss_of_its_events() -> None:
     """q + Lap(1) cut at 0: Pr[< 0 | 0] = 1/2 and Pr[< 0 | 1] = e^(−1)/2, so ε* = 1 exactly,
     the mechanism's own ε* (a half-line is where the Laplace ratio is largest)."""
@@ -108,7 +96,7 @@ def test_coarsening_never_refutes_a_correct_sparse_vector(name: str) -> None:
     eps = Epsilon.parse("1")
     from faier.engines.certified.entry import ENGINE as CERTIFIED
 
-    for cuts in refute.partitions(refute.cut_points([F(1), F(17)], [F(2)])):
+    for cuts in coarsen.partitions(coarsen.cut_points([F(1), F(17)], [F(2)])):
         narrowed = attempt.problem
         assert isinstance(narrowed.mechanism, Program)
         coarse = Problem(problem.name, coarsened(narrowed.mechanism, cuts), narrowed.privacy)

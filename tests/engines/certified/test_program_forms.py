@@ -163,16 +163,17 @@ def test_negated_and_scaled_noise_is_its_own_density() -> None:
 
 
 @pytest.mark.parametrize(
-    ("body", "operation"),
+    ("body", "operation", "verified"),
     [
-        ("round(x + ctx.draw(faier.laplace(0, 1)))", "round()"),
-        ("math.floor(x + ctx.draw(faier.laplace(0, 1)))", "math.floor()"),
-        ("(x + ctx.draw(faier.laplace(0, 1))) ** 2 >= 1", "a power"),
-        ("x + ctx.draw(faier.gaussian(0, 1 + x))", "different noise (N(0, 1) and N(0, 2))"),
+        ("round(x + ctx.draw(faier.laplace(0, 1)))", "round()", 3),
+        ("math.floor(x + ctx.draw(faier.laplace(0, 1)))", "math.floor()", 3),
+        ("(x + ctx.draw(faier.laplace(0, 1))) ** 2 >= 1", "a power", 3),
+        # refused as released, but cut at -1, 0, 1 the event "≥ 1" has ratio ≈ 3.15 > e
+        ("x + ctx.draw(faier.gaussian(0, 1 + x))", "different noise (N(0, 1) and N(0, 2))", 1),
     ],
 )
 def test_what_the_engine_cannot_follow_is_unknown_naming_it(
-    tmp_path: Path, body: str, operation: str
+    tmp_path: Path, body: str, operation: str, verified: int
 ) -> None:
     source = tmp_path / "form.py"
     source.write_text(
@@ -180,9 +181,12 @@ def test_what_the_engine_cannot_follow_is_unknown_naming_it(
         "@faier.program(inputs=faier.scalars(1))\n"
         f"def form(x, ctx):\n    return {body}\n"
     )
-    for args in (["epsilon", str(source)], ["verify", str(source), "-e", "1"]):
+    for args, code in (
+        (["epsilon", str(source)], 3),
+        (["verify", str(source), "-e", "1"], verified),
+    ):
         result = runner.invoke(app, args)
-        assert result.exit_code == 3, result.output
+        assert result.exit_code == code, result.output
         assert operation in " ".join(result.output.split())
         assert "Linear" not in result.output
     assert faier.epsilon(str(source)).exit_code == 3

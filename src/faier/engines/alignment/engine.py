@@ -224,7 +224,7 @@ def _cuts(paths: Sequence[execute.Path]) -> tuple[Fraction, ...]:
     forms = [f for p in paths for f in p.released]
     forms += [c.form for p in paths for c in p.conditions]
     constants = sorted({abs(f.const) for f in forms if f.const}, key=lambda c: (c, str(c)))
-    return refute.cut_points(constants, (d.scale for p in paths for d in p.draws))
+    return coarsen.cut_points(constants, (d.scale for p in paths for d in p.draws))
 
 
 def _grew(growth: horizon.Growth | None, eps: Epsilon) -> str:

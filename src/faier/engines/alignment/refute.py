@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -43,9 +43,6 @@ from faier.privacy.specs import DifferentialPrivacy
 from faier.results import Enclosure, Result, Verdict
 
 MAX_PAIRS = 8
-MAX_CUTS = 6
-"""Cut points of the finest coarsening tried (each released number branches into one more
-bucket per point: more points, more paths)."""
 SECONDS = 6.0
 """The certified runs at the lengths where the loop's cost passes ε get this many seconds
 in all (a run still going then ends in "unknown", and no new one starts)."""
@@ -140,28 +137,6 @@ def on_pairs(problem: Problem, pairs: Sequence[Pair], queries: int, what: str) -
     return Attempt(what, narrowed, queries)
 
 
-def cut_points(constants: Iterable[Fraction], scales: Iterable[Fraction]) -> tuple[Fraction, ...]:
-    """Candidate cut points, most promising first: 0, the program's constants and their
-    opposites, then minus and plus each noise scale (at most ``MAX_CUTS``)."""
-    out: list[Fraction] = [Fraction(0)]
-    for c in constants:
-        out += [c, -c]
-    for b in sorted(set(scales)):
-        out += [-b, b]
-    return tuple(dict.fromkeys(out))[:MAX_CUTS]
-
-
-def partitions(cuts: Sequence[Fraction]) -> list[tuple[Fraction, ...]]:
-    """The coarsenings tried, cheapest first: the first cut point alone, then all of them
-    (a finer partition can only raise the largest ratio of its events)."""
-    if not cuts:
-        return []
-    out: list[tuple[Fraction, ...]] = [(cuts[0],)]
-    if len(cuts) > 1:
-        out.append(tuple(sorted(cuts)))
-    return out
-
-
 @dataclass(frozen=True)
 class Found:
     """A violation the certified engine decided, and where: which attempt, which cuts
@@ -209,7 +184,7 @@ def decide(
         if refused:
             open_attempts.append(attempt)
             continue
-        result = CERTIFIED.verify(attempt.problem, eps, options, None)
+        result = CERTIFIED.verify_released(attempt.problem, eps, options, None)
         if result.verdict is Verdict.VIOLATED:
             return Found(result, attempt, None), ""
         tried.append(f"{attempt.what}: {_answer(result)}")
@@ -217,7 +192,7 @@ def decide(
             open_attempts.append(attempt)
         # the same refusal would come again at every length: skip the program itself
         refused = result.verdict is Verdict.UNKNOWN and _refused(result)
-    for points in partitions(cuts):
+    for points in coarsen.partitions(cuts):
         for attempt in open_attempts:
             if time.perf_counter() - started > seconds:
                 tried.append(f"{attempt.what}, coarsened: not tried (time)")
@@ -225,7 +200,7 @@ def decide(
             program = attempt.problem.mechanism
             assert isinstance(program, Program)
             coarse = replace(attempt.problem, mechanism=coarsen.coarsened(program, points))
-            result = CERTIFIED.verify(coarse, eps, options, None)
+            result = CERTIFIED.verify_released(coarse, eps, options, None)
             if result.verdict is Verdict.VIOLATED:
                 found = Found(result, replace(attempt, problem=coarse), points)
                 loss, attained = _pair_loss(found, options)
@@ -245,7 +220,7 @@ def _pair_loss(found: Found, options: Options) -> tuple[Enclosure | None, str | 
         return None, None
     pair = (_vector(witness.left_value), _vector(witness.right_value))
     narrowed = on_pairs(found.attempt.problem, [pair], found.attempt.queries, "the pair")
-    result = CERTIFIED.epsilon(narrowed.problem, options, None)
+    result = CERTIFIED.epsilon_released(narrowed.problem, options, None)
     star = result.epsilon_star
     if not isinstance(star, Enclosure) or star.infinite:
         return None, None

@@ -97,13 +97,29 @@ class CertifiedEngine:
         return None
 
     def epsilon(self, problem: Problem, options: Options, progress: Progress | None) -> Result:
-        return _unknown_unless_answered(
-            problem, None, options, lambda: self._epsilon(problem, options, progress)
-        )
+        result = self.epsilon_released(problem, options, progress)
+        return _coarsened_unless_answered(problem, None, options, progress, result)
 
     def verify(
         self, problem: Problem, eps: Epsilon, options: Options, progress: Progress | None
     ) -> Result:
+        result = self.verify_released(problem, eps, options, progress)
+        return _coarsened_unless_answered(problem, eps, options, progress, result)
+
+    def epsilon_released(
+        self, problem: Problem, options: Options, progress: Progress | None
+    ) -> Result:
+        """``epsilon`` on the program as it releases its numbers, without falling back to
+        its coarsenings (for a caller that chooses its own, as the alignment engine's
+        refutation does)."""
+        return _unknown_unless_answered(
+            problem, None, options, lambda: self._epsilon(problem, options, progress)
+        )
+
+    def verify_released(
+        self, problem: Problem, eps: Epsilon, options: Options, progress: Progress | None
+    ) -> Result:
+        """``verify`` without the coarsening fallback (see ``epsilon_released``)."""
         return _unknown_unless_answered(
             problem, eps, options, lambda: self._verify(problem, eps, options, progress)
         )
@@ -155,6 +171,27 @@ def _unknown_unless_answered(
     except Unanswerable as exc:
         result = engine.no_closed_form(problem, eps, str(exc), started)
         return result if options.delta is None else replace(result, delta=options.delta)
+
+
+def _coarsened_unless_answered(
+    problem: Problem,
+    eps: Epsilon | None,
+    options: Options,
+    progress: Progress | None,
+    result: Result,
+) -> Result:
+    """A refusal of what a pure-ε program with continuous noise releases, with what its
+    coarsenings prove (a lower bound of ε*, or a violation: :mod:`.coarsened`)."""
+    from faier.engines.certified import coarsened, discrete_noise
+
+    if options.delta is not None or not coarsened.refused(result):
+        return result
+    if discrete_noise.draws_integer_noise(problem):
+        return result  # its released numbers are integers, which coarsening keeps
+    budget = Budget(options.timeout, options.max_states, progress=progress)
+    return _unknown_unless_answered(
+        problem, eps, options, lambda: coarsened.lower_bound(problem, eps, result, budget)
+    )
 
 
 ENGINE = CertifiedEngine()
