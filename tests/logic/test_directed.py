@@ -165,3 +165,23 @@ def test_zeroconf_gives_the_published_value() -> None:
     build = build_file(str(MODELS / "zeroconf.prism"), constants, question=parsed.formula)
     assert build is not None
     assert [v for _, v in directed.answer(build, parsed).values] == [Fraction(6859, 3250206859)]
+
+
+@pytest.mark.parametrize("kind", ["dtmc", "mdp"])
+def test_a_negative_prism_probability_is_refused_by_storms_build(tmp_path: Path, kind: str) -> None:
+    """A PRISM build's state-dependent rows get only their sums checked after the build
+    (prism._RowKind 'nonnegative'): that rests on Storm's exploration checks refusing a
+    negative probability, which this pins on both paths, faier naming the transition."""
+    path = tmp_path / ("negative.pm" if kind == "dtmc" else "negative.nm")
+    path.write_text(
+        f"{kind}\nmodule m\n  x : [0..3] init 0;\n"
+        "  [a] x<3 -> ((x-1)/2) : (x'=x+1) + (1-(x-1)/2) : (x'=0);\n"
+        "  [b] x=3 -> true;\nendmodule\n",
+        encoding="utf-8",
+    )
+    question = "P=? [ F x=3 ]" if kind == "dtmc" else "Pmax=? [ F x=3 ]"
+    with pytest.raises(ModelError, match=r"a transition probability is (-1/2|3/2)") as fast:
+        build_file(str(path), question=parse_formula(question).formula)
+    with pytest.raises(ModelError) as whole:
+        load_model(str(path))
+    assert fast.value.render() == whole.value.render()

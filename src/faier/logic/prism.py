@@ -174,6 +174,15 @@ def _constants_once(
     return constants, overrides
 
 
+_RowKind = Literal["stochastic", "constant", "nonnegative", "variable"]
+"""What a build's rows still need checked (:func:`_constant_probabilities`): nothing, their
+sums, or their sums and every entry in [0, 1]; ``nonnegative``: probabilities depend on the
+state, but Storm's PRISM builder refused any that was negative (its exploration checks
+compare each update's probability with 0 exactly), so only the sums are left (with every
+entry at least 0, a row summing to 1 has none above 1).  Storm's JANI builder does not
+refuse a negative probability: its rows are ``variable``."""
+
+
 @dataclass(frozen=True)
 class Build:
     """Storm's exact build of a PRISM or JANI file, with what faier needs to read it."""
@@ -182,7 +191,7 @@ class Build:
     name: str
     description: str
     given: _Given
-    rows: Literal["stochastic", "constant", "variable"]
+    rows: _RowKind
     namer: Callable[[Any], Callable[[int], tuple[str, str]]]
     definitions: Mapping[str, Term]
     question: Any | None
@@ -267,11 +276,18 @@ def build_prism(
         Path(path).stem,
         f"PRISM {kind}",
         given,
-        _constant_probabilities(defined),
+        _signs_checked(_constant_probabilities(defined)),
         _choice_namer,
         definitions,
         prop,
     )
+
+
+def _signs_checked(rows: _RowKind) -> _RowKind:
+    """A PRISM build that Storm finished with its exploration checks on has no negative
+    probability (Storm refuses one, with the update that gives it): its state-dependent
+    rows need only their sums checked."""
+    return "nonnegative" if rows == "variable" else rows
 
 
 def _directed_options(
@@ -462,7 +478,7 @@ def _assemble(
     name: str,
     description: str,
     given: _Given,
-    rows: Literal["stochastic", "constant", "variable"],
+    rows: _RowKind,
     namer: Callable[[Any], Callable[[int], tuple[str, str]]],
     definitions: Mapping[str, Term] | None = None,
 ) -> LogicModel:
@@ -927,7 +943,7 @@ def _labels(
     return by_label, {state: frozenset(labels) for state, labels in found.items()}
 
 
-def _constant_probabilities(defined: Any) -> Literal["stochastic", "constant", "variable"]:
+def _constant_probabilities(defined: Any) -> _RowKind:
     """How far the program alone shows that the rows of a chain or an MDP are distributions.
 
     ``stochastic``: every update probability is a constant in [0, 1] and each
@@ -956,9 +972,7 @@ def _constant_probabilities(defined: Any) -> Literal["stochastic", "constant", "
     return verdict
 
 
-def check_rows(
-    built: Any, rows: Literal["stochastic", "constant", "variable"], given: _Given
-) -> None:
+def check_rows(built: Any, rows: _RowKind, given: _Given) -> None:
     """The checks :func:`_assemble` makes on the rows, for a build whose states are not all
     named: a state is named only when a row is wrong."""
     names = _NamesOnDemand(built)
