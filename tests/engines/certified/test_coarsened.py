@@ -194,3 +194,23 @@ def test_a_private_sparse_vector_keeps_its_coarsened_bound_within_its_claim(
     assert 0 < bound.lower <= 1
     result = faier.verify(problem, "1", engine="certified")
     assert result.verdict is Verdict.UNKNOWN and "no violation found" in (result.reason or "")
+
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "checkdp"
+
+
+def test_a_prefix_sum_keeps_its_first_release_alone() -> None:
+    """PrefixSum on {0,1,2}³ (one query ±1): cut at a point, its second release compares a
+    sum of two noise variables, refused; its first release alone, q₀ + Lap(1) cut at 0,
+    has the event "< 0" with Pr 1/2 against e^(−1)/2: ε* ≥ 1, exactly its claim."""
+    result = faier.epsilon(str(EXAMPLES / "prefix_sum.py"), engine="certified")
+    star = result.enclosure
+    assert star is not None and math.isinf(star.upper)
+    assert 1 - 1e-15 <= star.lower <= 1
+    reason = result.reason or ""
+    assert (
+        "cut at 0: no closed form" in reason and "the first number alone cut at 0: ε* ≥ 1" in reason
+    )
+    witness = result.certified_witness
+    assert witness is not None and witness.output.startswith("(< 0, ·, ·), the first released")
+    assert witness.p.closed_form == "1/2" and witness.q.closed_form == "1/2·e^(-1)"

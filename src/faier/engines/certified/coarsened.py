@@ -51,8 +51,10 @@ class View:
 
     def brief(self) -> str:
         shown = ", ".join(str(c) for c in self.cuts)
-        first = "" if self.released is None else f"first {self.released} number(s) "
-        return f"{first}cut at {shown}"
+        if self.released is None:
+            return f"cut at {shown}"
+        kept = "the first number" if self.released == 1 else f"the first {self.released}"
+        return f"{kept} alone cut at {shown}"
 
 
 def refused(result: Result) -> bool:
