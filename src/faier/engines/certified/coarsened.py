@@ -112,8 +112,11 @@ def _coarse(problem: Problem, view: View) -> Problem:
     return replace(problem, mechanism=coarsen.coarsened(program, view.cuts, view.released))
 
 
-def best_bound(problem: Problem, budget: Budget) -> tuple[Bound | None, list[str]]:
-    """The largest coarsened ε* found, and what each view gave (for the reason)."""
+def best_bound(
+    problem: Problem, budget: Budget, enough: float = math.inf
+) -> tuple[Bound | None, list[str]]:
+    """The largest coarsened ε* found, and what each view gave (for the reason); the finer
+    views are skipped once a bound is certainly above ``enough`` (a claim it refutes)."""
     best: Bound | None = None
     tried: list[str] = []
     try:
@@ -142,7 +145,7 @@ def best_bound(problem: Problem, budget: Budget) -> tuple[Bound | None, list[str
         tried.append(f"{view.brief()}: ε* {'=' if star.infinite else '≥'} {shown}")
         if best is None or star.lower > best.enclosure.lower:
             best = Bound(view, coarse, result, star)
-        if star.infinite:
+        if star.infinite or star.lower > enough:
             break
     return best, tried
 
@@ -167,7 +170,7 @@ def lower_bound(problem: Problem, eps: Epsilon | None, refusal: Result, budget: 
     with the event attaining it; for a claim ε, violated when the coarsened program is
     (its witness event exact), else unknown with the bound."""
     started = time.perf_counter()
-    bound, tried = best_bound(problem, budget)
+    bound, tried = best_bound(problem, budget, math.inf if eps is None else eps.value)
     why = f"{refusal.reason}; coarsened: {'; '.join(tried)}"
     if bound is None:
         return replace(refusal, reason=why)
