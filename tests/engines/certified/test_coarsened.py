@@ -214,3 +214,19 @@ def test_a_prefix_sum_keeps_its_first_release_alone() -> None:
     witness = result.certified_witness
     assert witness is not None and witness.output.startswith("(< 0, ·, ·), the first released")
     assert witness.p.closed_form == "1/2" and witness.q.closed_form == "1/2·e^(-1)"
+
+
+@faier.program(inputs=faier.grid(1, 1))
+def _sum_compared(q, ctx):  # type: ignore[no-untyped-def]
+    return q[0] + ctx.draw(faier.laplace(0, 1)) + ctx.draw(faier.laplace(0, 1)) >= 0
+
+
+def test_a_refusal_of_something_other_than_a_release_stays_unknown() -> None:
+    """A sum of two noises compared with 0 releases no number: nothing to coarsen, so the
+    refusal stands as it was, with no bound and no witness."""
+    problem = Problem("sum", _sum_compared, DifferentialPrivacy(EveryQuery(1)))
+    result = faier.verify(problem, "1", engine="certified")
+    assert result.verdict is Verdict.UNKNOWN and result.enclosure is None
+    assert result.certified_witness is None
+    assert "not a difference" in (result.reason or "")
+    assert "not coarsened (the program releases no number" in (result.reason or "")
