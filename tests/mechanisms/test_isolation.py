@@ -138,3 +138,26 @@ def test_the_child_dies_with_its_parent() -> None:
     while not dead() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert dead()
+
+
+def _ctrl_c_to_both() -> bool:
+    """A terminal's Ctrl-C as the child sees it: the parent has it too, maybe not yet marked."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # the forwarded copy waits
+    os.kill(os.getppid(), signal.SIGINT)
+    return isolation.interrupt_requested()
+
+
+def test_a_ctrl_c_that_reached_the_parent_too_is_the_users_even_before_it_is_marked() -> None:
+    assert call_isolated(_ctrl_c_to_both, forward_signals=True) is True
+
+
+def _sigint_held_here() -> tuple[bool, bool]:
+    before = isolation._pending(os.getpid(), signal.SIGINT)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    os.kill(os.getpid(), signal.SIGINT)
+    return before, isolation._pending(os.getpid(), signal.SIGINT)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_sigint_waiting_in_a_process_is_seen_from_outside() -> None:
+    assert call_isolated(_sigint_held_here) == (False, True)

@@ -54,6 +54,11 @@ R = TypeVar("R")
 
 _NOTE_BYTES = 4096
 _INTERRUPTED = _NOTE_BYTES - 1
+_WATCHING = _NOTE_BYTES - 2
+"""1 when the parent watches signals (``forward_signals``): its interrupts are the user's."""
+_TEXT_BYTES = _WATCHING - 4
+_MARK_WAIT = 0.25
+"""Seconds a child waits for its parent to show a SIGINT that reached both at once."""
 """The page's last byte: 1 once the parent received an interrupt (``forward_signals``)."""
 _note_page: mmap.mmap | None = None
 """In an isolated child: the page shared with the parent where :func:`note` writes; its
@@ -153,9 +158,35 @@ def interrupt_requested() -> bool:
     one the parent never saw came from inside, from user code.  Without
     ``forward_signals`` the parent handles Ctrl-C itself (it kills the
     child): False.  Outside such a child nothing tells them apart: True.
+
+    A terminal's Ctrl-C reaches the parent and the child at the same moment,
+    and the child may get here before the parent has marked it: the child
+    waits a moment (:data:`_MARK_WAIT`) for the mark, or for a SIGINT pending
+    in the parent (Linux), before it calls the interrupt the mechanism's own.
     """
     page = _note_page
-    return page is None or page[_INTERRUPTED] == 1
+    if page is None or page[_INTERRUPTED] == 1:
+        return True
+    if page[_WATCHING] != 1:
+        return False
+    end = time.monotonic() + _MARK_WAIT
+    while page[_INTERRUPTED] != 1 and not _pending(os.getppid(), signal.SIGINT):
+        if time.monotonic() >= end:
+            return False
+        time.sleep(0.001)
+    return True
+
+
+def _pending(pid: int, number: int) -> bool:
+    """Whether signal ``number`` waits, blocked, in process ``pid`` (Linux's /proc; else False)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("ShdPnd:"):
+                    return bool(int(line.split()[1], 16) >> (number - 1) & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
 
 
 def note(text: str) -> None:
@@ -167,14 +198,14 @@ def note(text: str) -> None:
     page = _note_page
     if page is None:
         return
-    data = text.encode("utf-8", "replace")[: _INTERRUPTED - 4]
+    data = text.encode("utf-8", "replace")[:_TEXT_BYTES]
     page[4 : 4 + len(data)] = data
     page[:4] = len(data).to_bytes(4, "little")
 
 
 def _read_note(page: mmap.mmap) -> str | None:
     size = int.from_bytes(page[:4], "little")
-    if not 0 < size <= _INTERRUPTED - 4:
+    if not 0 < size <= _TEXT_BYTES:
         return None
     return page[4 : 4 + size].decode("utf-8", "replace")
 
@@ -234,6 +265,7 @@ def _isolated(
         pipes = relay.Pipes() if relayed and progress is not None else None
         if pipes is not None:
             stack.callback(pipes.close)
+        page[_WATCHING] = 1 if watching else 0
         server = None if pipes is None else relay.Server(progress, pipes.requests, pipes.answers)
         link = None if pipes is None else pipes.link(progress)
         # the mask as it is (a signal handler that raises here changes nothing), then blocked
