@@ -13,11 +13,17 @@ same process: stormpy parses the file, builds it exactly and answers one
 P=?/Pmax=? query; faier loads the file (load_model) and checks the same query,
 and, loading again, a D formula.  The ratios are faier's seconds over
 stormpy's; faier's values are compared with stormpy's in the initial states.
-The last table times whole processes side by side: a plain stormpy script
-(property-directed build, as a stormpy user writes it) and ``faier check``.
+The last table times whole processes side by side, each a fresh interpreter: a
+plain stormpy script (parse, property-directed exact build, one query, as a stormpy
+user writes it) and ``faier check --json``, on public models (QVBS's Crowds, nand,
+rabin.3, zeroconf, consensus.4, herman.7, leader_sync.4-3, csma.2-4 and the PRISM
+suite's brp, vendored under tests/logic/models) and the two case studies: wall and
+CPU seconds (user + system of the process and its children), the least of --runs
+with the two commands taking turns, the ratio per row, values compared exactly.
 
     .venv/bin/python benchmarks/logic.py            # everything (a few minutes on 2 cores)
     .venv/bin/python benchmarks/logic.py --quick    # k ≤ 1, n ≤ 5, Crowds up to 17k states
+    .venv/bin/python benchmarks/logic.py --whole    # only the whole-process table (1-2 min)
 """
 
 from __future__ import annotations
