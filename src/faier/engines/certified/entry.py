@@ -68,7 +68,8 @@ class CertifiedEngine:
     summary = (
         "continuous noise (Laplace, exponential, Gaussian): symbolic execution, closed-form "
         "or certified-integral probabilities, certified ε* intervals and (ε, δ) verdicts over "
-        "the input grid"
+        "the input grid; where released numbers have no closed form, a certified lower bound "
+        "from the program with its released numbers cut into intervals"
     )
     needs = (
         "a one-shot @faier.program drawing faier.laplace / faier.exponential / faier.gaussian "
