@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 def _loaded_after(statement: str) -> set[str]:
     code = f"import sys\n{statement}\nprint(' '.join(sorted(sys.modules)))"
@@ -58,15 +60,36 @@ def test_check_help_stays_light() -> None:
         assert heavy not in loaded, heavy
 
 
-def test_check_loads_no_numerical_library() -> None:
-    """``faier check`` of a PRISM question needs Storm and the formula parser, nothing numerical."""
-    model = Path(__file__).parent / "logic" / "models" / "herman.3.prism"
+MODELS = Path(__file__).parent / "logic" / "models"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "code", "checker"),
+    [
+        # a question Storm answers on its directed build: not even the checker's evaluators
+        ((str(MODELS / "herman.3.prism"), "-f", "P=? [F x1=x2]"), 0, False),
+        # a D formula: the checker, its action words and Proposition 2, still nothing numerical
+        (
+            (
+                str(MODELS / "dining-cryptographers.pm"),
+                *("-f", "D{0, 0}[F out_daa]", "--neighbors", "@paid0~@paid1"),
+            ),
+            0,
+            True,
+        ),
+    ],
+)
+def test_check_loads_no_numerical_library(
+    arguments: tuple[str, ...], code: int, checker: bool
+) -> None:
+    """``faier check`` of a PRISM file needs Storm and the formula parser, nothing numerical."""
     loaded = _loaded_after(
         "from faier.cli.main import _run_app; import contextlib, io\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
-        f"  assert _run_app(['check', {str(model)!r}, '-f', 'P=? [F x1=x2]', '--json']) == 0"
+        f"  assert _run_app(['check', *{list(arguments)!r}, '--json']) == {code}"
     )
     assert "stormpy" in loaded
+    assert ("faier.logic.checker" in loaded) is checker
     for heavy in ("numpy", "scipy", "sympy", "z3", "matplotlib", "dask", "faier.api"):
         assert heavy not in loaded, heavy
 
