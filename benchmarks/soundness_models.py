@@ -5,13 +5,15 @@ written twice: as a PRISM program and as the JANI model PRISM's semantics
 give it (one automaton per module, one location, a synchronisation vector per
 action).  Commands often share an action and overlap in their guards, the
 shape that once made faier's JANI import merge two choices (issue 25,
-zeroconf).  Three answers to the same ``Pmin``/``Pmax`` question must be
+zeroconf).  Four answers to the same ``Pmin``/``Pmax`` question must be
 equal, exactly:
 
 - faier on the PRISM file (:func:`faier.logic.loading.load_model`), built
   whole and built for the question alone (Storm's property-directed
   exploration);
 - faier on the JANI file, built whole and built for the question;
+- faier check's answer on each file (:mod:`faier.logic.directed`: Storm asked
+  the question on the model it built for it, faier reading the initial states);
 - stormpy alone on the PRISM program (exact, no faier code);
 
 and faier's state and choice counts must be Storm's.  Used by
@@ -213,7 +215,8 @@ def storm_alone(prism_file: Path, question: str) -> tuple[Fraction, int, int]:
 def case_models(seed: int, check: Check) -> str:
     """One random MDP: faier on PRISM, faier on JANI and plain Storm agree exactly."""
     from faier.logic import check as dpctl_check
-    from faier.logic.loading import load_model
+    from faier.logic import directed as directed_answer
+    from faier.logic.loading import build_file, load_model
     from faier.logic.parser import parse_formula
 
     mdp = generate(seed)
@@ -253,5 +256,21 @@ def case_models(seed: int, check: Check) -> str:
                 directed is not None or (len(system.states), ours) == (states, choices),
                 f"faier on {kind}: {len(system.states)} states and {ours} choices, "
                 f"stormpy {states} and {choices}",
+            )
+        parsed = parse_formula(mdp.question)
+        for kind, path in (("PRISM", prism_file), ("JANI", jani_file)):
+            check.used(f"faier-{kind.lower()}-answered-in-storm")
+            try:  # faier check's path: Storm answers the question it built the model for
+                build = build_file(str(path), question=parsed.formula)
+                assert build is not None and directed_answer.answerable(build, parsed)
+                answered = directed_answer.answer(build, parsed)
+            except Exception as exc:
+                check.crash(f"faier check's directed answer on the {kind} file", exc)
+                continue
+            got = answered.values[0][1]
+            check.expect(
+                got == reference,
+                f"faier check on {kind} (answered in Storm): {got}, stormpy {reference} "
+                f"({mdp.question})",
             )
     return description

@@ -1,11 +1,12 @@
 """A question answered by Storm on the model it was built for, reading only what it needs.
 
-When Storm builds a PRISM or JANI file for one question (``P=? [F φ]``,
+When Storm builds a PRISM file for one question (``P=? [F φ]``,
 ``Pmax=? [ψ U φ]``, ``P>=1 [F φ]``: :func:`faier.logic._storm.storm_question`), it explores
-only what that question needs, and its exploration already reads the
-question's state formulas its own way: the answer rests on Storm's reading of
-them either way.  So the question goes to Storm whole, for the initial states
-only, and faier reads no more of the build than the answer shows: the initial
+only what that question needs, reading the question's state formulas as the
+PRISM file defines them (constants, formulas and variables nothing assigns
+substituted): Storm's reading is the language's.  So the question goes to
+Storm whole, for the initial states only, and faier reads no more of the build
+than the answer shows: the initial
 states' names, the labels' and variables' names (the formula is checked as
 :func:`faier.logic.checker.check` checks it, :mod:`faier.logic.validation`),
 Storm's counts.  The rows are checked as for every build
@@ -34,10 +35,15 @@ from faier.results import Verdict
 
 
 def answerable(build: Build, parsed: ParsedFormula) -> bool:
-    """True when ``parsed`` is the question ``build`` was built for: a probability asked
-    (``P=?``) or bounded (``P>=1 [...]``) at the top (a nested operator, --state or
-    --neighbors go through the whole model)."""
-    return build.question is not None and isinstance(parsed.formula, Prob)
+    """True when ``parsed`` is the question a PRISM ``build`` was built for: a probability
+    asked (``P=?``) or bounded (``P>=1 [...]``) at the top (a nested operator, --state,
+    --neighbors or a JANI file go through the whole model, see
+    :attr:`~faier.logic.prism.Build.storm_reads_question`)."""
+    return (
+        build.question is not None
+        and build.storm_reads_question
+        and isinstance(parsed.formula, Prob)
+    )
 
 
 def answer(build: Build, parsed: ParsedFormula) -> CheckResult:

@@ -196,6 +196,13 @@ class Build:
     definitions: Mapping[str, Term]
     question: Any | None
     """Storm's property the build was directed at (None: the whole model was built)."""
+    storm_reads_question: bool = False
+    """Storm's reading of the question's state formulas is the file's own (PRISM: Storm
+    substitutes constants and formulas, and a variable nothing assigns becomes its value),
+    so Storm may answer the question itself (:mod:`faier.logic.directed`).  Not for JANI:
+    Storm's JANI build drops a variable no edge writes from the state, and then reads
+    ``y = 1`` over it as false in every state (the fuzzer's kind ``models``, seed
+    11000102: Pmax 0 instead of 127/343); faier evaluates such formulas itself."""
 
     def model(self) -> LogicModel:
         """The build as a faier model: every state named, rows and labels read."""
@@ -280,6 +287,7 @@ def build_prism(
         _choice_namer,
         definitions,
         prop,
+        storm_reads_question=True,
     )
 
 
