@@ -9,7 +9,9 @@ script does), with stdout and stderr captured at the file descriptors.
 A quarter of the cases run the CLI with SIGINT ignored, as a shell starts a
 background job; a quarter run ``verify``/``epsilon`` through the Python API
 with a progress callback instead (a ``MechanismError`` for a process that
-ended counts as exit 4, any other bad input as 2).
+ended counts as exit 4, any other bad input as 2), half of those with a
+live thread beside the caller's, as in a Jupyter kernel (the work then runs
+in a child of the fork server).
 
 What must hold (each failure is a disagreement):
 
@@ -37,6 +39,7 @@ import random
 import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -134,6 +137,8 @@ class Case:
     """``cli``; ``background``: the CLI from a process that ignores SIGINT, as a shell starts
     a background job; ``api``: ``faier.verify``/``faier.epsilon`` in this process, with a
     progress callback (other commands go through the CLI)."""
+    threaded: bool = False
+    """``api`` only: another thread runs in the caller meanwhile (a child of the fork server)."""
 
     @property
     def ratio(self) -> Fraction:
@@ -175,7 +180,8 @@ def generate(seed: int) -> Case:
     ratio = p / (1 - p)
     claim_ratio = rng.choice((ratio, ratio * Fraction(999_999, 10**6), ratio * 2))
     command = rng.choice(COMMANDS)
-    return Case(action, code, trigger, p, command, claim_ratio, rng.choice(CALLERS))
+    caller = rng.choice(CALLERS)
+    return Case(action, code, trigger, p, command, claim_ratio, caller, rng.random() < 0.5)
 
 
 @contextlib.contextmanager
@@ -313,7 +319,8 @@ def case_misbehave(seed: int, check: Check) -> str:
                 code, out, _ = run_cli(argv_for(case, mechanism, folder))
         judge(case, check, code, out, folder)
     return (
-        f"{case.command} ({case.caller}): {case.action} `{case.code}` on trigger"
+        f"{case.command} ({case.caller}{', threaded' if case.threaded else ''}):"
+        f" {case.action} `{case.code}` on trigger"
         f" {case.trigger}, p = {case.p}"
     )
 
@@ -337,6 +344,10 @@ def run_api(case: Case, mechanism: Path) -> tuple[int, str]:
     from faier.errors import InputError
 
     calls: list[object] = []
+    stop = threading.Event()
+    beside = threading.Thread(target=stop.wait, daemon=True)
+    if case.threaded:
+        beside.start()
     try:
         with captured():  # what the mechanism prints in the child
             if case.command == "verify":
@@ -346,4 +357,6 @@ def run_api(case: Case, mechanism: Path) -> tuple[int, str]:
                 result = faier.epsilon(str(mechanism), timeout=60, progress=calls.append)
     except InputError as error:
         return (4 if "ended the process without a result" in str(error) else 2), ""
+    finally:
+        stop.set()
     return result.exit_code, json.dumps({**result.to_json(), "exit_code": result.exit_code})

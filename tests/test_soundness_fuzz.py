@@ -234,6 +234,28 @@ def test_misbehaving_mechanisms_through_the_api_and_from_the_background(
     assert not bad, soundness.summary(reports, 1.0, 0)
 
 
+def test_misbehaving_mechanisms_through_the_api_beside_another_thread(
+    soundness: ModuleType,
+) -> None:
+    """The API called while another thread runs (as in a Jupyter kernel): each child is
+    forked by the fork server.  Six whole runs, about 1 s each."""
+    seeds = (215, 308, 61, 66, 302, 596)
+    cases = [soundness.soundness_misbehave.generate(seed) for seed in seeds]
+    assert all(c.caller == "api" and c.threaded for c in cases)
+    assert {c.action for c in cases} == {
+        "exit-hard",
+        "segfault",
+        "print",
+        "kill",
+        "fork",
+        "interrupt",
+    }
+    jobs = [("misbehave", seed) for seed in seeds]
+    reports, _ = soundness.run_all(jobs, soundness.Rates(), workers=1, seconds=None)
+    bad = [r for r in reports if r.disagreements]
+    assert not bad, soundness.summary(reports, 1.0, 0)
+
+
 def test_extreme_scale_cases_agree_with_mpmath(soundness: ModuleType) -> None:
     """One case of every shape of kind ``scales`` (noise scales 10⁻³..10³, closed forms
     in mpmath): ε* intervals, verdicts at ε*·(1 ∓ 10⁻⁶) and witnesses."""

@@ -18,10 +18,11 @@ from ever reading as an answer; any command that runs user code uses them:
 The Python API's entries that run user code (``faier.verify``,
 ``faier.epsilon``, ``faier.assert_private``, ``faier.testing.statistical_test``,
 ``faier.audit``) go through :func:`api_call`: in a forked child unless this
-process already is one (:func:`in_isolated_child`, e.g. the CLI's); in a new
-interpreter instead of a fork when this process runs other threads or the work
-uses Dask (a fork copies locks that the other threads hold, and Dask's event
-loops cannot cross one).  A ``progress`` callback stays in the caller's
+process already is one (:func:`in_isolated_child`, e.g. the CLI's); when this
+process runs other threads or the work uses Dask (a fork copies locks that the
+other threads hold, and Dask's event loops cannot cross one), in a child of the
+fork server (:mod:`~faier.mechanisms.forkserver`), or of a new interpreter where
+there is none.  A ``progress`` callback stays in the caller's
 process: the child's calls of it come back over a pipe, one at a time.
 
 Where there is no ``fork`` (Windows) the function runs in the caller's
@@ -43,7 +44,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, Protocol, TypeVar
 
 from faier.errors import BudgetExceeded, FaierError, MechanismError
 
@@ -276,27 +277,30 @@ def _isolated(
             if mask is not None:
                 signal.pthread_sigmask(signal.SIG_BLOCK, _WATCHED)
             _flush()
+            child: _Child
             if fresh:
-                pid = _spawn(function, args, box, paper, link, relayed)
+                child = _spawn(function, args, box, paper, link, relayed)
             else:
                 parent = os.getpid()
                 pid = os.fork()
                 if pid == 0:
                     theirs = () if pipes is None else pipes.parent_ends()
                     _child(function, args, box, page, mask, parent, link, relayed, theirs)
+                child = _Local(pid)
+            stack.callback(child.close)
             if pipes is not None:
                 pipes.close_child_ends()
             if mask is not None:
                 status, received = _wait_watching(pid, deadline, timeout, page)
             else:
-                status, received = _wait_polling(pid, deadline, timeout, server), None
+                status, received = _wait_polling(child, deadline, timeout, server), None
         finally:
             if mask is not None:
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         outcome = _read_outcome(box)
         if outcome is not None:
-            if relayed and not fresh:
-                _warm(box)
+            if relayed:
+                _warm(box, served=not isinstance(child, _Local))
             kind, payload = outcome
             if kind == "raised":
                 raise payload if server is None else server.original(payload)
@@ -444,16 +448,23 @@ def _framed(data: bytes) -> bytes:
     return len(data).to_bytes(8, "little") + data
 
 
-def _warm(box: IO[bytes]) -> None:
-    """Import here the faier modules the child imported (never user code): the next fork
-    inherits them instead of importing them again (``faier.verify``: about 0.5 s less)."""
+def _warm(box: IO[bytes], *, served: bool) -> None:
+    """Import the faier modules the child imported (never user code) where the next child
+    is forked from: here, or in the fork server (``served``), so that it inherits them
+    instead of importing them again (``faier.verify``: about 0.5 s less)."""
     fd = box.fileno()
     with contextlib.suppress(Exception):
         first = 8 + int.from_bytes(os.pread(fd, 8, 0), "little")
         size = int.from_bytes(os.pread(fd, 8, first), "little")
-        for name in pickle.loads(os.pread(fd, size, first + 8)):
-            if isinstance(name, str) and name.startswith("faier."):
-                importlib.import_module(name)
+        names = pickle.loads(os.pread(fd, size, first + 8))
+        learned = [name for name in names if isinstance(name, str) and name.startswith("faier.")]
+        if served:
+            from faier.mechanisms import forkserver
+
+            forkserver.warm(learned)
+            return
+        for name in learned:
+            importlib.import_module(name)
 
 
 def _read_outcome(box: IO[bytes]) -> tuple[str, Any] | None:
@@ -499,8 +510,8 @@ _BOOT = (
     "import json, sys\n"
     "spec = json.loads(sys.argv[1])\n"
     "sys.path[:] = spec['path']\n"
-    "from faier.mechanisms.isolation import _fresh_child\n"
-    "_fresh_child(spec)\n"
+    "from faier.mechanisms.isolation import fresh_child\n"
+    "fresh_child(spec)\n"
 )
 """What a new interpreter started by :func:`_spawn` runs (the caller's ``sys.path`` first)."""
 
@@ -512,15 +523,17 @@ def _spawn(
     paper: IO[bytes],
     link: relay.Link | None,
     relayed: bool,
-) -> int:
-    """Start a new interpreter that runs ``function(*args)``: its process id.
+) -> _Child:
+    """A child without this process's threads that runs ``function(*args)``.
 
-    The work travels by value (:func:`~faier.mechanisms.travel.portable`);
-    the result file, the note page and the relay's pipes are inherited.
+    The work travels by value (:func:`~faier.mechanisms.travel.portable`)
+    to a child of the fork server (:mod:`~faier.mechanisms.forkserver`), or
+    where there is none, to a new interpreter; the result file, the note page
+    and the relay's pipes are passed to it.
     """
     import json
 
-    from faier.mechanisms import travel
+    from faier.mechanisms import forkserver, travel
 
     if not sys.executable:
         raise MechanismError(
@@ -540,18 +553,30 @@ def _spawn(
             "relayed": relayed,
         }
         passed = [payload.fileno(), box.fileno(), paper.fileno(), *(link.fds() if link else ())]
+        if forkserver.available():
+            served = {**spec, "cwd": _cwd(), "environ": dict(os.environ)}
+            remote = forkserver.fork(served, passed)
+            if remote is not None:
+                return remote
         for fd in passed:
             os.set_inheritable(fd, True)
         try:
             command = [sys.executable, "-c", _BOOT, json.dumps(spec)]
-            return os.posix_spawn(sys.executable, command, os.environ)
+            return _Local(os.posix_spawn(sys.executable, command, os.environ))
         finally:
             for fd in passed:
                 os.set_inheritable(fd, False)
 
 
-def _fresh_child(spec: dict[str, Any]) -> None:
-    """A new interpreter's work (:func:`_spawn`): load it, run, write the outcome, end."""
+def _cwd() -> str | None:
+    with contextlib.suppress(OSError):
+        return os.getcwd()
+    return None
+
+
+def fresh_child(spec: dict[str, Any]) -> None:
+    """A new interpreter's work (:func:`_spawn`, or a child of the fork server): load it, run,
+    write the outcome, end."""
     from faier.mechanisms import relay, travel
 
     global _note_page
@@ -615,26 +640,60 @@ def _wait_watching(
                 os.kill(pid, info.si_signo)
 
 
+class _Child(Protocol):
+    """A running child: :class:`_Local`, or one the fork server forked
+    (:class:`~faier.mechanisms.forkserver.Child`)."""
+
+    @property
+    def handle(self) -> int | None: ...
+
+    def ended(self) -> int | None: ...
+
+    def kill(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class _Local:
+    """A child of this process; ``handle`` is its pidfd where there is one."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.handle: int | None = None
+        with contextlib.suppress(AttributeError, OSError):
+            self.handle = os.pidfd_open(pid)  # type: ignore[attr-defined,unused-ignore]
+
+    def ended(self) -> int | None:
+        return _reap(self.pid)
+
+    def kill(self) -> None:
+        _kill(self.pid, None)
+
+    def close(self) -> None:
+        if self.handle is not None:
+            os.close(self.handle)
+            self.handle = None
+
+
 def _wait_polling(
-    pid: int, deadline: float | None, timeout: float | None, server: relay.Server | None
+    child: _Child, deadline: float | None, timeout: float | None, server: relay.Server | None
 ) -> int:
-    """Wait for the child (a pidfd where there is one), answering its progress calls.
+    """Wait for the child (on its ``handle`` where it has one), answering its progress calls.
 
     Ctrl-C here (or anything the caller's callback raises that is not an
     ``Exception``) kills the child and goes on up.
     """
-    handle: int | None = None
-    with contextlib.suppress(AttributeError, OSError):
-        handle = os.pidfd_open(pid)  # type: ignore[attr-defined,unused-ignore]
+    handle = child.handle
     try:
         pause = 0.001
         while True:
-            status = _reap(pid)
+            status = child.ended()
             if status is not None:
                 return status
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
-                raise _kill(pid, timeout)
+                child.kill()
+                raise BudgetExceeded(f"stopped at its time limit of {timeout or 0:g} s")
             watched = [] if handle is None else [handle]
             if server is not None and not server.closed:
                 watched.append(server.requests)
@@ -651,15 +710,14 @@ def _wait_polling(
                 server.serve()
                 pause = 0.001
     except BaseException:
-        if _reap(pid) is None:  # still running (a deadline's kill has reaped it already)
-            _kill(pid, None)
+        if child.ended() is None:  # still running (a deadline's kill has reaped it already)
+            child.kill()
         raise
-    finally:
-        if handle is not None:
-            os.close(handle)
 
 
 def _how(status: int) -> str:
+    if status < -1:  # forkserver's: the server ended first
+        return "the helper process that ran it ended"
     if status == -1:
         return "its exit status was taken by someone else"
     if os.WIFSIGNALED(status):

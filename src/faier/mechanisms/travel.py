@@ -1,8 +1,8 @@
-"""Work sent to a new Python interpreter: by value where the other side could not import it.
+"""Work sent to another Python interpreter: by value where the other side could not import it.
 
-A new interpreter (:mod:`faier.mechanisms.isolation`, when this process has
-other threads or the work uses Dask) gets the caller's ``sys.path`` but not
-its modules.  Functions of installed packages and of faier travel by name;
+The fork server's child or a new interpreter (:mod:`faier.mechanisms.isolation`,
+when this process has other threads or the work uses Dask) gets the caller's
+``sys.path`` but not its modules.  Functions of installed packages and of faier travel by name;
 those of any other module (a script's ``__main__``, a test file pytest
 imported by path, a mechanism file's helpers) travel by value with
 cloudpickle.  A ``dask.distributed.Client`` travels as its scheduler's

@@ -1,0 +1,158 @@
+"""With other threads in the caller, API calls run in children of the fork server."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import faier
+from faier.errors import BudgetExceeded, MechanismError
+from faier.mechanisms import forkserver, isolation
+from faier.results import Verdict
+
+pytestmark = pytest.mark.skipif(not forkserver.available(), reason="no fork server here")
+
+
+@pytest.fixture
+def other_thread() -> Iterator[None]:
+    """A live thread beside the test's, as a Jupyter kernel has (heartbeat, IOPub)."""
+    stop = threading.Event()
+    waiting = threading.Thread(target=stop.wait)
+    waiting.start()
+    yield
+    stop.set()
+    waiting.join()
+
+
+@faier.program(inputs=faier.scalars(1))
+def quits(x: Any, ctx: Any) -> Any:
+    os._exit(0)
+
+
+@faier.program(inputs=faier.scalars(1))
+def crashes(x: Any, ctx: Any) -> Any:
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+@faier.program(inputs=faier.scalars(2))
+def chatty(x: Any, ctx: Any) -> Any:
+    """Randomized response with probability 3/4 (ε* = ln 3) that prints as it runs."""
+    print("chatty ran", flush=True)
+    keep = ctx.draw(faier.bernoulli(Fraction(3, 4)))
+    return (x > 0) if keep else not (x > 0)
+
+
+def _served_parent() -> int:
+    """The process id of the process that forked the child of this call."""
+    parent: int = isolation.api_call("parent", lambda _: os.getppid())
+    return parent
+
+
+def test_a_mechanism_that_ends_its_process_is_its_error(other_thread: None) -> None:
+    with pytest.raises(MechanismError, match=r"quits: .*ended the process.*exit status 0"):
+        faier.verify(quits, "1")
+    with pytest.raises(MechanismError, match=r"crashes: .*killed by signal 11 \(SIGSEGV\)"):
+        faier.verify(crashes, "1")
+    server = forkserver._server
+    assert server is not None and _served_parent() == server.pid
+
+
+def test_what_it_prints_reaches_the_callers_output_now(
+    other_thread: None, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """pytest's capture replaced this process's stdout after the server started."""
+    faier.verify(chatty, "ln(3)")  # the server may start here
+    capfd.readouterr()
+    result = faier.verify(chatty, "ln(3)")
+    assert result.verdict is Verdict.HOLDS
+    assert "chatty ran" in capfd.readouterr().out
+    assert faier.verify(chatty, "ln(2)").verdict is Verdict.VIOLATED
+
+
+def test_the_child_sees_the_callers_directory_and_environment_now(
+    other_thread: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _served_parent()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FAIER_TEST_SEEN", "yes")
+    found = isolation.api_call("where", lambda _: (os.getcwd(), os.environ.get("FAIER_TEST_SEEN")))
+    assert found == (str(tmp_path), "yes")
+
+
+def test_a_killed_server_is_replaced_and_reaped(other_thread: None) -> None:
+    first = _served_parent()
+    os.kill(first, signal.SIGKILL)
+    second = _served_parent()
+    assert second != first and second != os.getpid()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(first, os.WNOHANG)  # reaped: no zombie left
+
+
+def test_a_time_limit_kills_the_served_child(other_thread: None) -> None:
+    with pytest.raises(BudgetExceeded):
+        isolation._isolated(time.sleep, (60,), timeout=0.2, fresh=True)
+    assert isolation.api_call("after", lambda _: "alive") == "alive"
+
+
+def test_calls_leave_no_descriptor_open(other_thread: None) -> None:
+    _served_parent()
+    before = sorted(os.listdir("/proc/self/fd"))
+    for _ in range(3):
+        _served_parent()
+        with pytest.raises(MechanismError):
+            isolation.api_call("ends", lambda _: os._exit(3))
+    assert sorted(os.listdir("/proc/self/fd")) == before
+
+
+def _ended(pid: int) -> bool:
+    """Whether process ``pid`` is gone or a zombie (a container's init may not reap)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state in ("Z", "X")
+
+
+def test_the_server_and_its_child_end_with_their_caller(tmp_path: Path) -> None:
+    """A caller killed mid-call (kill -9) takes the server and the running child with it."""
+    pids = tmp_path / "pids"
+    script = textwrap.dedent(
+        f"""
+        import os, threading, time
+        from faier.mechanisms import isolation
+
+        threading.Thread(target=time.sleep, args=(120,), daemon=True).start()
+        isolation.api_call("warm", lambda _: None)
+
+        def work(_):
+            with open({str(pids)!r}, "w") as out:
+                out.write(f"{{os.getppid()}} {{os.getpid()}}")
+            time.sleep(120)
+
+        isolation.api_call("sleeps", work)
+        """
+    )
+    caller = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        end = time.monotonic() + 60
+        while not (pids.exists() and pids.read_text()) and time.monotonic() < end:
+            time.sleep(0.05)
+        server, child = map(int, pids.read_text().split())
+    finally:
+        caller.kill()
+        caller.wait()
+    end = time.monotonic() + 30
+    while not (_ended(server) and _ended(child)) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert _ended(server) and _ended(child)
