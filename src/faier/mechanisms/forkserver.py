@@ -46,7 +46,15 @@ _KILL_WAIT = 5.0
 """Seconds a kill waits for the child's status before the server itself is killed."""
 _PARENT_CHECK = 1.0
 """Seconds between the server's checks that its caller is still alive."""
-_PRELOAD = ("faier.mechanisms.isolation", "faier.mechanisms.travel", "faier.mechanisms.relay")
+_PRELOAD = (
+    "faier.mechanisms.isolation",
+    "faier.mechanisms.travel",
+    "faier.mechanisms.relay",
+    "cloudpickle",
+    "ctypes",
+    "faulthandler",
+)
+"""What every child needs, imported by the server as it starts."""
 _PR_SET_PDEATHSIG = 1
 _GONE = -2
 """The wait status of a child whose server ended before saying how the child ended

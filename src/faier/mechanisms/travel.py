@@ -113,18 +113,24 @@ def _workers_here(client: Any) -> bool:
 def _local_modules() -> list[ModuleType]:
     """Loaded modules outside the installed packages and faier (a test file, a script's
     helpers); ``__main__`` travels by value anyway."""
-    installed = _installed_roots()
     found = []
     for name, module in list(sys.modules.items()):
         path = getattr(module, "__file__", None)
-        if not path or name == "__main__" or name.split(".")[0] == "faier":
+        if not isinstance(path, str) or name == "__main__" or name.split(".")[0] == "faier":
             continue
         if getattr(module, "__name__", None) != name:
             continue
-        where = Path(path).resolve()
-        if not any(where.is_relative_to(root) for root in installed):
+        if not _installed(path):
             found.append(module)
     return found
+
+
+@cache
+def _installed(path: str) -> bool:
+    """Whether the module file ``path`` lies in an installed package or the standard library
+    (remembered: a call made beside other threads asks it of every loaded module)."""
+    where = Path(path).resolve()
+    return any(where.is_relative_to(root) for root in _installed_roots())
 
 
 @cache
