@@ -156,3 +156,16 @@ def test_the_server_and_its_child_end_with_their_caller(tmp_path: Path) -> None:
     while not (_ended(server) and _ended(child)) and time.monotonic() < end:
         time.sleep(0.05)
     assert _ended(server) and _ended(child)
+
+
+def test_the_server_does_not_keep_the_signals_its_starter_blocked(other_thread: None) -> None:
+    """A server started with SIGCHLD blocked would notice its children's ends only by polling."""
+    os.kill(_served_parent(), signal.SIGKILL)
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+    try:
+        server = _served_parent()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    status = Path(f"/proc/{server}/status").read_text()
+    blocked = next(line for line in status.splitlines() if line.startswith("SigBlk:"))
+    assert int(blocked.split()[1], 16) == 0

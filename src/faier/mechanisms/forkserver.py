@@ -160,8 +160,12 @@ def fork(spec: dict[str, Any], fds: Sequence[int]) -> Child | None:
             continue
         finally:
             theirs.close()
-        ready, _, _ = select.select([ours], [], [], START_WAIT)
-        data = ours.recv(64) if ready else b""
+        try:
+            ready, _, _ = select.select([ours], [], [], START_WAIT)
+            data = ours.recv(64) if ready else b""
+        except BaseException:  # Ctrl-C: the call's socket closed, its child (if any) killed
+            ours.close()
+            raise
         if data.startswith(b"pid "):
             return Child(int(data.split()[1]), ours, server.pid)
         ours.close()
@@ -256,6 +260,7 @@ def serve(spec: dict[str, Any]) -> None:
     if spec["die_with_caller"]:
         _die_with(caller)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_SETMASK, ())  # the spawning thread's mask, inherited
     for number in (0, 1, 2):  # taken, so that no descriptor received lands on one
         if not _is_open(number):
             os.open(os.devnull, os.O_RDWR)
