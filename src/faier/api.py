@@ -560,8 +560,8 @@ def epsilon(
     The work runs in a child process (:func:`faier.mechanisms.isolation.api_call`):
     a mechanism that ends its process raises :class:`~faier.errors.MechanismError`
     here.  ``progress`` is called in this process, in order, while the child waits.
-    With a ``cluster`` (or other threads here) the child is a new interpreter that
-    connects to the cluster itself.
+    With a ``cluster`` (or other threads here) the child is forked by the fork
+    server, an interpreter without threads, and connects to the cluster itself.
     """
     return isolation.api_call(
         isolation.named(target),

@@ -424,13 +424,14 @@ def statistical_test(
     The test runs in a child process (:func:`faier.mechanisms.isolation.api_call`),
     so a mechanism that ends its process raises here; ``progress`` is called in
     this process, in order, while the child waits.  On Dask (a ``Client`` or an
-    address) the child is a new interpreter that connects to the cluster itself.
+    address) the child is forked by the fork server, an interpreter without
+    threads, and connects to the cluster itself.
     """
     claimed = given_once("epsilon", {"epsilon": epsilon, "claimed": claimed})
     pairs = _pairs_of(pairs, inputs)
     chosen = Options.parse(options, **fields)
     work = partial(_tested, target, claimed, lengths, pairs, chosen)
-    dask = chosen.cluster is not None  # Dask cannot cross a fork: a new interpreter
+    dask = chosen.cluster is not None  # Dask cannot cross a fork: the fork server's child
     return isolation.api_call(isolation.named(target), work, progress=progress, fresh=dask)
 
 

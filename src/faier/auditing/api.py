@@ -42,7 +42,8 @@ def audit(
     The audit runs in a child process (:func:`faier.mechanisms.isolation.api_call`),
     so a function that ends its process raises here; ``progress`` is called in
     this process, in order, while the child waits.  On Dask (a ``Client`` or an
-    address) the child is a new interpreter that connects to the cluster itself.
+    address) the child is forked by the fork server, an interpreter without
+    threads, and connects to the cluster itself.
     """
     arguments = dict(locals())
     del arguments["progress"]
