@@ -124,8 +124,11 @@ def _ended(pid: int) -> bool:
     return state in ("Z", "X")
 
 
-def test_the_server_and_its_child_end_with_their_caller(tmp_path: Path) -> None:
-    """A caller killed mid-call (kill -9) takes the server and the running child with it."""
+@pytest.mark.parametrize("starter", ["main", "thread"])
+def test_the_server_and_its_child_end_with_their_caller(tmp_path: Path, starter: str) -> None:
+    """A caller killed mid-call (kill -9) takes the server and the running child with it,
+    whether the thread that started the server is the main one (Linux's parent-death
+    signal) or one that ended since (the server's socket to its caller closes)."""
     pids = tmp_path / "pids"
     script = textwrap.dedent(
         f"""
@@ -133,11 +136,18 @@ def test_the_server_and_its_child_end_with_their_caller(tmp_path: Path) -> None:
         from faier.mechanisms import isolation
 
         threading.Thread(target=time.sleep, args=(120,), daemon=True).start()
-        isolation.api_call("warm", lambda _: None)
+        servers = []
+        call = lambda: servers.append(isolation.api_call("warm", lambda _: os.getppid()))
+        first = threading.Thread(target=call)
+        if {starter!r} == "main":
+            first.run()
+        else:
+            first.start()
+            first.join()
 
         def work(_):
             with open({str(pids)!r}, "w") as out:
-                out.write(f"{{os.getppid()}} {{os.getpid()}}")
+                out.write(f"{{os.getppid()}} {{os.getpid()}} {{servers[0]}}")
             time.sleep(120)
 
         isolation.api_call("sleeps", work)
@@ -148,7 +158,7 @@ def test_the_server_and_its_child_end_with_their_caller(tmp_path: Path) -> None:
         end = time.monotonic() + 60
         while not (pids.exists() and pids.read_text()) and time.monotonic() < end:
             time.sleep(0.05)
-        server, child = map(int, pids.read_text().split())
+        server, child, first = map(int, pids.read_text().split())
     finally:
         caller.kill()
         caller.wait()
@@ -156,6 +166,7 @@ def test_the_server_and_its_child_end_with_their_caller(tmp_path: Path) -> None:
     while not (_ended(server) and _ended(child)) and time.monotonic() < end:
         time.sleep(0.05)
     assert _ended(server) and _ended(child)
+    assert first == server  # the thread that started it ended, the server did not
 
 
 def test_the_server_does_not_keep_the_signals_its_starter_blocked(other_thread: None) -> None:
