@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -105,14 +106,31 @@ def test_a_time_limit_kills_the_served_child(other_thread: None) -> None:
     assert isolation.api_call("after", lambda _: "alive") == "alive"
 
 
-def test_calls_leave_no_descriptor_open(other_thread: None) -> None:
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (zombies included)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            if entry.isdigit():
+                stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+                if int(stat[1]) == pid:
+                    found.append(int(entry))
+    return found
+
+
+def test_calls_leave_no_descriptor_open_and_no_zombie(other_thread: None) -> None:
+    """The server reaps each child before it sends its status; nothing stays open here."""
     _served_parent()
+    server = _served_parent()  # the first call's modules are imported there by now
     before = sorted(os.listdir("/proc/self/fd"))
+    server_fds = sorted(os.listdir(f"/proc/{server}/fd"))
     for _ in range(3):
         _served_parent()
         with pytest.raises(MechanismError):
             isolation.api_call("ends", lambda _: os._exit(3))
     assert sorted(os.listdir("/proc/self/fd")) == before
+    assert sorted(os.listdir(f"/proc/{server}/fd")) == server_fds
+    assert _children(server) == []
 
 
 def _ended(pid: int) -> bool:
