@@ -28,6 +28,7 @@ waits for the server are unbounded.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import select
@@ -119,6 +120,8 @@ class Child:
 
 @dataclass
 class _Server:
+    """In the caller: the server's process (a child of ``owner``) and the socket to it."""
+
     pid: int
     control: socket.socket
     owner: int = field(default_factory=os.getpid)
@@ -154,8 +157,10 @@ def fork(spec: dict[str, Any], fds: Sequence[int]) -> Child | None:
         try:
             message = json.dumps({"run": spec}).encode()
             socket.send_fds(server.control, [message], [theirs.fileno(), *fds, *std])
-        except OSError:
+        except OSError as failure:
             ours.close()
+            if failure.errno == errno.EMSGSIZE:  # a huge environment: not the server's fault
+                return None
             _discard(server)
             continue
         finally:
