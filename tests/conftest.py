@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -15,3 +16,16 @@ settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True
 """Same examples every run; no deadline, since a slow CI machine must not change the outcome."""
 
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The Dask tests (tests/cluster) run last, whatever the command line's order.
+
+    Dask leaves threads in the process for its lifetime, and beside other threads
+    the API runs its work in a child of the fork server
+    (faier.mechanisms.forkserver), a fresh interpreter that a test's monkeypatch of
+    faier's modules does not reach: tests that patch an engine's constant would
+    ask a different question there.
+    """
+    cluster = Path(__file__).parent / "cluster"
+    items.sort(key=lambda item: item.path.is_relative_to(cluster))

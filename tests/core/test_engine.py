@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -79,7 +80,22 @@ def coin_problem(example: str = "geometric") -> Problem:
     return Problem("coin", base.mechanism, base.privacy)
 
 
-def test_a_registered_engine_answers_through_the_api(coin: CoinEngine) -> None:
+@pytest.fixture(params=["fork", "beside a thread"])
+def caller(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The API's work runs in a fork, or (a live thread here, as in a Jupyter kernel) in a
+    child of the fork server, which must know the engines registered here too."""
+    if request.param == "fork":
+        yield
+        return
+    stop = threading.Event()
+    waiting = threading.Thread(target=stop.wait)
+    waiting.start()
+    yield
+    stop.set()
+    waiting.join()
+
+
+def test_a_registered_engine_answers_through_the_api(coin: CoinEngine, caller: None) -> None:
     result = faier.epsilon(coin_problem(), engine="coin", horizon=2)
     assert result.epsilon_star == Loss(Fraction(3)) and result.method == "coin"
     assert faier.verify(coin_problem(), "1", engine="coin").verdict is Verdict.VIOLATED

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from faier.errors import SpecError
+from faier.mechanisms import travel
 
 if TYPE_CHECKING:
     from faier.core.options import Options
@@ -134,6 +135,15 @@ def register(engine: Engine) -> None:
 def unregister(name: str) -> None:
     """Remove an engine added with :func:`register`."""
     _added.pop(name, None)
+
+
+def _registered_there(engines: dict[str, Engine]) -> None:
+    """In the process that runs the work: the engines the caller had registered."""
+    _added.clear()
+    _added.update(engines)
+
+
+travel.carry("engines", lambda: dict(_added), _registered_there)
 
 
 def names() -> tuple[str, ...]:

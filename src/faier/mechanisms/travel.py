@@ -7,20 +7,41 @@ those of any other module (a script's ``__main__``, a test file pytest
 imported by path, a mechanism file's helpers) travel by value with
 cloudpickle.  A ``dask.distributed.Client`` travels as its scheduler's
 address: the other process connects its own client.
+
+Two things a fork would have kept travel with the work: the source lines of
+every function sent by value (a proof that reads a mechanism's loop needs
+them, and a script's ``__main__`` or a notebook cell cannot be read back
+there), and the state a higher layer declares with :func:`carry` (the
+engines a user registered).
 """
 
 from __future__ import annotations
 
+import linecache
+import marshal
 import os
 import pickle
 import sys
 import sysconfig
+from collections import ChainMap
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from types import CodeType, FunctionType, ModuleType
+from typing import Any, ClassVar
 
 from faier.errors import MechanismError, SpecError
+
+_carried: dict[str, tuple[Callable[[], object], Callable[[Any], None]]] = {}
+
+
+def carry(name: str, save: Callable[[], object], restore: Callable[[Any], None]) -> None:
+    """Send ``save()`` with every piece of work; the other side calls ``restore`` on it first.
+
+    For state a higher layer keeps in this process that its work reads there
+    (``restore`` must be a module-level function, so that it travels by name).
+    """
+    _carried[name] = (save, restore)
 
 
 def portable(work: object) -> bytes:
@@ -30,7 +51,12 @@ def portable(work: object) -> bytes:
     for module in _local_modules():  # kept registered, as the cluster's executor does
         cloudpickle.register_pickle_by_value(module)
     try:
-        return _dumps(work, cloudpickle)
+        files: set[str] = set()
+        carried = _dumps(
+            [(restore, save()) for save, restore in _carried.values()], cloudpickle, files
+        )
+        sent = _dumps(work, cloudpickle, files)
+        return pickle.dumps((_sources(files), carried, sent), protocol=pickle.HIGHEST_PROTOCOL)
     except (SpecError, MechanismError):
         raise
     except Exception as failure:
@@ -51,27 +77,56 @@ def dumps(value: object) -> bytes:
 
 
 def loaded(fd: int) -> Any:
-    """The work :func:`portable` wrote to the file ``fd`` (read from its start)."""
+    """The work :func:`portable` wrote to the file ``fd`` (read from its start), once the
+    sources and the carried state that came with it are in place."""
     parts: list[bytes] = []
     offset = 0
     while chunk := os.pread(fd, 1 << 20, offset):
         parts.append(chunk)
         offset += len(chunk)
-    return pickle.loads(b"".join(parts))
+    sources, carried, sent = pickle.loads(b"".join(parts))
+    for path, lines in sources.items():  # no modification time: never reread from disk
+        linecache.cache[path] = (sum(map(len, lines)), None, lines, path)
+    for restore, state in pickle.loads(carried):
+        restore(state)
+    return pickle.loads(sent)
 
 
-def _dumps(work: object, cloudpickle: Any) -> bytes:
+def _sources(files: set[str]) -> dict[str, list[str]]:
+    """The lines of each file, as this process reads them (a notebook's cells included)."""
+    found = {}
+    for path in sorted(files):
+        lines = linecache.getlines(path)
+        if lines:
+            found[path] = lines
+    return found
+
+
+def _dumps(work: object, cloudpickle: Any, files: set[str]) -> bytes:
     import io
 
     class Pickler(cloudpickle.Pickler):  # type: ignore[misc]
+        dispatch_table: ClassVar[ChainMap[Any, Any]] = ChainMap(
+            {CodeType: _code_with_its_file}, cloudpickle.Pickler.dispatch_table
+        )
+
         def reducer_override(self, obj: Any) -> Any:
             if _is_dask_client(obj):
                 return str, (_reachable_address(obj),)
-            return super().reducer_override(obj)
+            reduced = super().reducer_override(obj)
+            if isinstance(obj, FunctionType) and reduced is not NotImplemented:
+                files.add(obj.__code__.co_filename)  # sent by value: its source goes too
+            return reduced
 
     out = io.BytesIO()
     Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(work)
     return out.getvalue()
+
+
+def _code_with_its_file(code: CodeType) -> tuple[Callable[[bytes], Any], tuple[bytes]]:
+    """Code by marshal (the same interpreter reads it), keeping the file name and line numbers
+    that cloudpickle replaces with ``<dynamic-code>``: the source is found by them there."""
+    return marshal.loads, (marshal.dumps(code),)
 
 
 def _is_dask_client(found: object) -> bool:
