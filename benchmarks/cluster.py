@@ -39,7 +39,6 @@ from typing import Any
 import hmm_models
 import machine
 from distributed import Client, LocalCluster
-from faier.cluster.search import ClusterSearch
 
 import faier.testing as t
 from faier.batch import run_batch
@@ -47,6 +46,7 @@ from faier.cluster.address import read_cluster
 from faier.cluster.executor import UnitMap
 from faier.core.budget import Budget
 from faier.engines.exact import branch_and_bound, sequence_mode
+from faier.engines.exact.cluster_search import ClusterSearch
 
 WORKERS = (1, 2, 4)
 

@@ -43,11 +43,11 @@ if TYPE_CHECKING:
         StepProgram,
         grid,
         permute_queries,
-        program,
         scalars,
     )
     from faier.mechanisms.continuous import exponential, gaussian, laplace
     from faier.mechanisms.discrete_noise import discrete_gaussian, discrete_laplace
+    from faier.mechanisms.program import program
     from faier.model.distribution import Distribution, bernoulli, truncated_geometric
     from faier.privacy.budget import Epsilon
     from faier.results import Result, Verdict
@@ -69,9 +69,9 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "StepProgram",
         "grid",
         "permute_queries",
-        "program",
         "scalars",
     ),
+    "faier.mechanisms.program": ("program",),
     "faier.mechanisms.continuous": ("exponential", "gaussian", "laplace"),
     "faier.mechanisms.discrete_noise": ("discrete_gaussian", "discrete_laplace"),
     "faier.model.distribution": ("Distribution", "bernoulli", "truncated_geometric"),

@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib
 import sys
 import types
-from collections.abc import Callable, Hashable, Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -24,14 +23,14 @@ if TYPE_CHECKING:
     )
     from faier.mechanisms.inputs import InputSpace, grid, scalars
     from faier.mechanisms.interactive import END, HALTED, Interactive
-    from faier.mechanisms.program import Done, Program, StepProgram
+    from faier.mechanisms.program import Done, Program, StepProgram, program
     from faier.mechanisms.symmetry import PermuteQueries, permute_queries
 
 _HOMES: dict[str, tuple[str, ...]] = {
     "handlers": ("Context", "SamplingContext", "distribution_of", "enumerate_paths"),
     "inputs": ("InputSpace", "grid", "scalars"),
     "interactive": ("END", "HALTED", "Interactive"),
-    "program": ("Done", "Program", "StepProgram"),
+    "program": ("Done", "Program", "StepProgram", "program"),
     "symmetry": ("PermuteQueries", "permute_queries"),
 }
 _HOME = {name: module for module, names in _HOMES.items() for name in names}
@@ -59,37 +58,6 @@ class _Package(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _Package
-
-
-def program(
-    *,
-    inputs: InputSpace | Iterable[Hashable],
-    name: str | None = None,
-    output_name: Callable[[Any], str] = str,
-    symmetry: PermuteQueries | None = None,
-) -> Callable[[Callable[[Any, Context], Any]], Program[Any]]:
-    """Decorator: ``@program(inputs=grid(2, 2))`` over ``def mech(x, ctx): ...``.
-
-    ``symmetry=permute_queries("index")`` declares that permuting the answers
-    permutes the outputs along (:class:`PermuteQueries`); the exact engine then
-    searches inputs up to permutation, after checking the claim on a sample.
-    """
-    from faier.mechanisms.inputs import InputSpace
-    from faier.mechanisms.program import Program
-
-    space = inputs if isinstance(inputs, InputSpace) else InputSpace(tuple(inputs), "given inputs")
-
-    def wrap(body: Callable[[Any, Context], Any]) -> Program[Any]:
-        return Program(
-            name=name or body.__name__,
-            body=body,
-            inputs=space,
-            doc=(body.__doc__ or "").strip(),
-            output_name=output_name,
-            symmetry=symmetry,
-        )
-
-    return wrap
 
 
 __all__ = [

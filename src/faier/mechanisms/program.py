@@ -15,7 +15,7 @@ Both can also be sampled with a seeded generator, from the same definition.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Generic, TypeVar
@@ -243,3 +243,31 @@ class StepProgram(Generic[S, OutT]):
 
 
 OneShot = Program[Any] | StepProgram[Any, Any]
+
+
+def program(
+    *,
+    inputs: InputSpace | Iterable[Hashable],
+    name: str | None = None,
+    output_name: Callable[[Any], str] = str,
+    symmetry: PermuteQueries | None = None,
+) -> Callable[[Callable[[Any, Context], Any]], Program[Any]]:
+    """Decorator: ``@program(inputs=grid(2, 2))`` over ``def mech(x, ctx): ...``.
+
+    ``symmetry=permute_queries("index")`` declares that permuting the answers
+    permutes the outputs along (:class:`PermuteQueries`); the exact engine then
+    searches inputs up to permutation, after checking the claim on a sample.
+    """
+    space = inputs if isinstance(inputs, InputSpace) else InputSpace(tuple(inputs), "given inputs")
+
+    def wrap(body: Callable[[Any, Context], Any]) -> Program[Any]:
+        return Program(
+            name=name or body.__name__,
+            body=body,
+            inputs=space,
+            doc=(body.__doc__ or "").strip(),
+            output_name=output_name,
+            symmetry=symmetry,
+        )
+
+    return wrap
