@@ -14,7 +14,7 @@ import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.console import Console
@@ -32,10 +32,12 @@ from rich.progress import (
 from faier.core.options import SPECS, Options
 from faier.errors import FaierError, InputError, InternalError
 from faier.mechanisms.isolation import EndedWithoutResult, user_code
-from faier.report.html import Extras
 from faier.report.terminal import render
 from faier.results import ExitCode, Report, Result, envelope
 from faier.version import VERSION
+
+if TYPE_CHECKING:
+    from faier.report.html import Extras
 
 app = typer.Typer(
     add_completion=False,

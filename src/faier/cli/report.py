@@ -11,14 +11,16 @@ from __future__ import annotations
 import importlib
 import shlex
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from faier.core.options import Options
 from faier.errors import BudgetExceeded, FaierError
-from faier.report.html import Extras
 from faier.results import natural_log, saturated
+
+if TYPE_CHECKING:
+    from faier.report.html import Extras
 
 ReportOption = Annotated[
     Path | None,
@@ -113,6 +115,8 @@ def result_extras(target: str, options: Options, result: Any) -> Extras:
             profile = _profile(plds)
     except (FaierError, BudgetExceeded) as why:
         notes.append(f"Some figures were left out: {why}")
+    from faier.report.html import Extras
+
     return Extras(outputs=outputs, profile=profile, profile_note=note, notes=tuple(notes))
 
 
