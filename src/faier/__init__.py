@@ -21,11 +21,11 @@ Public modules:
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from faier import results as _results
 from faier.core import engine as _engine
+from faier.lazy import loader
 from faier.version import VERSION
 
 if TYPE_CHECKING:
@@ -55,12 +55,12 @@ if TYPE_CHECKING:
 __version__ = VERSION
 
 _HOMES: dict[str, tuple[str, ...]] = {
-    "faier.api": ("audit", "epsilon", "load_problem", "pld", "verify"),
-    "faier.assertions": ("Assurance", "assert_private"),
-    "faier.core.options": ("Options",),
-    "faier.core.problem": ("Problem",),
-    "faier.errors": ("FaierError", "InputError"),
-    "faier.mechanisms": (
+    "api": ("audit", "epsilon", "load_problem", "pld", "verify"),
+    "assertions": ("Assurance", "assert_private"),
+    "core.options": ("Options",),
+    "core.problem": ("Problem",),
+    "errors": ("FaierError", "InputError"),
+    "mechanisms": (
         "Context",
         "Done",
         "Interactive",
@@ -71,25 +71,16 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "permute_queries",
         "scalars",
     ),
-    "faier.mechanisms.program": ("program",),
-    "faier.mechanisms.continuous": ("exponential", "gaussian", "laplace"),
-    "faier.mechanisms.discrete_noise": ("discrete_gaussian", "discrete_laplace"),
-    "faier.model.distribution": ("Distribution", "bernoulli", "truncated_geometric"),
-    "faier.privacy.budget": ("Epsilon",),
-    "faier.results": ("Result", "Verdict"),
+    "mechanisms.program": ("program",),
+    "mechanisms.continuous": ("exponential", "gaussian", "laplace"),
+    "mechanisms.discrete_noise": ("discrete_gaussian", "discrete_laplace"),
+    "model.distribution": ("Distribution", "bernoulli", "truncated_geometric"),
+    "privacy.budget": ("Epsilon",),
+    "results": ("Result", "Verdict"),
 }
-_HOME = {name: module for module, names in _HOMES.items() for name in names}
 """Where each public name lives: imported on first use (PEP 562), so ``import faier``
 and the ``faier`` command load numpy, the engines and the API only when they are used."""
-
-
-def __getattr__(name: str) -> Any:
-    module = _HOME.get(name)
-    if module is None:
-        raise AttributeError(f"module 'faier' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = loader("faier", _HOMES)
 
 
 def __dir__() -> list[str]:

@@ -25,8 +25,9 @@ evaluate satisfaction sets, enumerate action words and compare probabilities exa
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from faier.lazy import loader
 
 if TYPE_CHECKING:
     from faier.logic.checker import check, probabilities
@@ -46,18 +47,9 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "parser": ("FormulaError", "parse", "parse_formula"),
     "printer": ("format_formula",),
 }
-_HOME = {name: module for module, names in _HOMES.items() for name in names}
 """Where each name lives, imported on first use (PEP 562): ``faier check`` answering a
 question in Storm (``directed``) never loads the checker's evaluators."""
-
-
-def __getattr__(name: str) -> Any:
-    module = _HOME.get(name)
-    if module is None:
-        raise AttributeError(f"module 'faier.logic' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"faier.logic.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = loader("faier.logic", _HOMES)
 
 
 __all__ = [

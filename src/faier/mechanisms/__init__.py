@@ -9,10 +9,11 @@
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
 from typing import TYPE_CHECKING, Any
+
+from faier.lazy import loader
 
 if TYPE_CHECKING:
     from faier.mechanisms.handlers import (
@@ -33,18 +34,9 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "program": ("Done", "Program", "StepProgram", "program"),
     "symmetry": ("PermuteQueries", "permute_queries"),
 }
-_HOME = {name: module for module, names in _HOMES.items() for name in names}
 """Where each name lives, imported on first use (PEP 562): the package's light modules
 (``isolation``) load without numpy and the interpreters."""
-
-
-def __getattr__(name: str) -> Any:
-    module = _HOME.get(name)
-    if module is None:
-        raise AttributeError(f"module 'faier.mechanisms' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"faier.mechanisms.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = loader("faier.mechanisms", _HOMES)
 
 
 class _Package(types.ModuleType):
