@@ -56,7 +56,6 @@ _PRELOAD = (
     "faulthandler",
 )
 """What every child needs, imported by the server as it starts."""
-_PR_SET_PDEATHSIG = 1
 _GONE = -2
 """The wait status of a child whose server ended before saying how the child ended
 (``isolation._how`` reads every status below -1 so)."""
@@ -261,9 +260,11 @@ def serve(spec: dict[str, Any]) -> None:
     """The server's life: fork a child per request until the caller is gone."""
     import importlib
 
+    from faier.mechanisms import isolation
+
     caller = int(spec["caller"])
     if spec["die_with_caller"]:
-        _die_with(caller)
+        isolation.die_with(caller, 0)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_SETMASK, ())  # the spawning thread's mask, inherited
     for number in (0, 1, 2):  # taken, so that no descriptor received lands on one
@@ -395,12 +396,3 @@ def _forked(spec: dict[str, Any], fds: list[int], server_fds: list[int]) -> None
     except BaseException:
         os._exit(70)
     isolation.fresh_child(spec)
-
-
-def _die_with(parent: int) -> None:
-    with contextlib.suppress(Exception):
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
-    if os.getppid() != parent:
-        os._exit(0)

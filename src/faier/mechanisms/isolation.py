@@ -318,8 +318,9 @@ def _flush() -> None:
             stream.flush()
 
 
-def _die_with(parent: int) -> None:
-    """Linux: the child is killed when its parent dies (``kill -9`` of ``faier`` stops the work)."""
+def die_with(parent: int, code: int = _CHILD_FAILED) -> None:
+    """Linux: this process (a child, the fork server) is killed when its parent dies (``kill -9``
+    of ``faier`` stops the work); it ends with ``code`` if the parent died before the request."""
     if not sys.platform.startswith("linux"):
         return
     with contextlib.suppress(Exception):
@@ -327,7 +328,7 @@ def _die_with(parent: int) -> None:
 
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
     if os.getppid() != parent:  # the parent died before the request was made
-        os._exit(_CHILD_FAILED)
+        os._exit(code)
 
 
 def _own_signals() -> None:
@@ -377,7 +378,7 @@ def _child(
     try:
         for fd in theirs:  # the parent's ends of the relay: a dead parent must read as EOF
             os.close(fd)
-        _die_with(parent)
+        die_with(parent)
         if mask is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         _own_signals()
@@ -582,7 +583,7 @@ def fresh_child(spec: dict[str, Any]) -> None:
     global _note_page
     code = _CHILD_FAILED
     try:
-        _die_with(int(spec["parent"]))
+        die_with(int(spec["parent"]))
         _own_signals()
         _note_page = mmap.mmap(int(spec["page"]), _NOTE_BYTES)
         _quiet_crashes()
