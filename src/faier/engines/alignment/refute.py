@@ -164,6 +164,7 @@ def decide(
     itself, then on its coarsenings by ``cuts``), or None with what was decided.  With
     ``seconds``, the certified runs share that many (and always the run's own timeout,
     counted by ``budget``)."""
+    from faier.engines.certified.coarsened import refused as shape_refused
     from faier.engines.certified.entry import ENGINE as CERTIFIED
 
     started = time.perf_counter()
@@ -191,7 +192,7 @@ def decide(
         if result.verdict is not Verdict.HOLDS:
             open_attempts.append(attempt)
         # the same refusal would come again at every length: skip the program itself
-        refused = result.verdict is Verdict.UNKNOWN and _refused(result)
+        refused = result.verdict is Verdict.UNKNOWN and shape_refused(result)
     for points in coarsen.partitions(cuts):
         for attempt in open_attempts:
             if time.perf_counter() - started > seconds:
@@ -230,11 +231,6 @@ def _pair_loss(found: Found, options: Options) -> tuple[Enclosure | None, str | 
 
 def _vector(value: object) -> Hashable:
     return tuple(value) if isinstance(value, list) else value
-
-
-def _refused(result: Result) -> bool:
-    """The certified engine refused the program's shape (no closed form), not a pair."""
-    return (result.reason or "").startswith("no closed form")
 
 
 def _answer(result: Result) -> str:
