@@ -30,7 +30,7 @@ from typing import Any
 from faier.core.budget import Budget
 from faier.core.problem import Problem
 from faier.engines.certified import engine
-from faier.engines.certified.symbolic import Output, has_number, paths
+from faier.engines.certified.symbolic import Output, paths
 from faier.errors import BudgetExceeded, Unanswerable
 from faier.mechanisms import coarsen
 from faier.mechanisms.handlers import guarded
@@ -70,11 +70,11 @@ def views(problem: Problem, budget: Budget) -> list[View]:
     first = next(iter(program.inputs.values))
     found = guarded(program.name, lambda: list(paths(lambda ctx: program.body(first, ctx))))
     budget.spend(len(found))
-    if not any(has_number(p.output) for p in found):
-        return []
     released: list[Output] = []
     for p in found:
         _numbers(p.output, released)
+    if not released:
+        return []
     constants = sorted({_plain(abs(n.constant)) for n in released if n.constant})
     scales = (_plain(d.scale) for p in found for d in p.noise)
     cuts = coarsen.cut_points(constants, scales)
