@@ -115,3 +115,35 @@ def test_exact_run_with_a_decimal_budget_does_not_load_sympy() -> None:
     )
     assert "sympy" not in loaded
     assert "z3" not in loaded and "faier.engines.smt" not in loaded
+
+
+CHECK_PATH_LEAVES_OUT = (
+    "faier.core.engine",
+    "faier.mechanisms",
+    "faier.logic.examples",
+    "faier.logic.files",
+    "faier.logic.checker",
+    "faier.model.files",
+    "faier.model.hmm",
+    "faier.model.parameters",
+)
+"""What answering a PRISM question in Storm does not need: the engine registry and the
+travel machinery, the built-in examples, faier's own model files, the HMM classes and
+the checker's evaluators."""
+
+
+def test_a_prism_question_answered_in_storm_imports_only_its_path() -> None:
+    """The library calls ``faier check`` makes on a PRISM file whose question Storm answers."""
+    model, formula = str(MODELS / "rabin.3.prism"), "Pmax=? [ F (p1=2|p2=2|p3=2) ]"
+    loaded = _loaded_after(
+        "from faier.logic import directed, loading\n"
+        "from faier.logic.parser import parse_formula\n"
+        "from faier.results import envelope\n"
+        f"parsed = parse_formula({formula!r})\n"
+        f"build = loading.build_file({model!r}, None, None, parsed.formula)\n"
+        "result = directed.answer(build, parsed)\n"
+        "assert envelope(result, 'check')['values'] and result.exit_code == 0"
+    )
+    assert "stormpy" in loaded and "faier.logic.directed" in loaded
+    for module in (*CHECK_PATH_LEAVES_OUT, "numpy", "scipy", "sympy", "z3", "yaml"):
+        assert module not in loaded, module

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from faier import results as _results
-from faier.core import engine as _engine
+from faier.core import builtin_engines as _engine
 from faier.lazy import loader
 from faier.version import VERSION
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +65,13 @@ def test_subsampling_parameters() -> None:
     assert "m = 4" in small.description and small.initial == ("rr", "rb", "bb")
     explicit = build_example("subsampling-majority", {"n": "2", "q": "1/2", "m": "3"})
     assert "q = 1/2, m = 3" in explicit.description
+
+
+def test_no_example_name_looks_like_a_model_file() -> None:
+    """``loading.build_file`` tells a PRISM or JANI file from an example by its suffix alone,
+    so ``faier check FILE.pm`` never loads the examples."""
+    from faier.logic import files, prism
+
+    suffixes = {*prism.SUFFIXES, *prism.JANI_SUFFIXES, *files.SUFFIXES}
+    for name in LOGIC_EXAMPLES:
+        assert Path(name).suffix.lower() not in suffixes, name

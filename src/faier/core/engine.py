@@ -6,8 +6,8 @@ An engine answers privacy questions about a :class:`Problem` its own way
 reason when it does not; ``--engine auto`` asks each registered engine in
 order and takes the first that accepts.  Adding an engine is one module with
 a class that follows :class:`Engine` and one :func:`register` call (or, for
-a built-in one, one :func:`declare_builtin` line in ``faier/__init__.py``):
-nothing else in faier changes.
+a built-in one, one :func:`declare_builtin` line in ``faier/__init__.py``, declared in
+:mod:`faier.core.builtin_engines`): nothing else in faier changes.
 
 Built-in engines are imported on first use, so asking the exact engine never
 loads the SMT solvers or sympy.
@@ -20,8 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
+from faier.core.builtin_engines import DECLARED as _builtin
+from faier.core.builtin_engines import builtin as builtin
+from faier.core.builtin_engines import declare_builtin as declare_builtin
 from faier.errors import SpecError
-from faier.mechanisms import travel
 
 if TYPE_CHECKING:
     from faier.core.options import Options
@@ -99,26 +101,6 @@ class AnswersAnotherCommand:
         raise SpecError(self.refused.reason, fix=self.refused.fix)
 
 
-_builtin: dict[str, str] = {}
-"""Built-in engines in the order ``auto`` asks them: name → module defining ``ENGINE``.
-
-The package declares them (``faier/__init__.py``, :func:`declare_builtin`):
-the registry sits below every engine and names none of them itself."""
-
-
-def declare_builtin(name: str, module: str) -> None:
-    """Add a built-in engine, after those declared before it, by the module that defines
-    its ``ENGINE``: imported on first use, so asking one engine never loads another."""
-    if name in _builtin or name == "auto":
-        raise ValueError(f"an engine named {name!r} is already declared")
-    _builtin[name] = module
-
-
-def builtin() -> dict[str, str]:
-    """The built-in engines' names and modules, in ``auto``'s order."""
-    return dict(_builtin)
-
-
 _loaded: dict[str, Engine] = {}
 _added: dict[str, Engine] = {}
 
@@ -130,6 +112,7 @@ def register(engine: Engine) -> None:
     if engine.name in _builtin or engine.name in _added or engine.name == "auto":
         raise ValueError(f"an engine named {engine.name!r} is already registered")
     _added[engine.name] = engine
+    _sent_with_work()
 
 
 def unregister(name: str) -> None:
@@ -141,9 +124,17 @@ def _registered_there(engines: dict[str, Engine]) -> None:
     """In the process that runs the work: the engines the caller had registered."""
     _added.clear()
     _added.update(engines)
+    if engines:
+        _sent_with_work()
 
 
-travel.carry("engines", lambda: dict(_added), _registered_there)
+def _sent_with_work() -> None:
+    """Send the engines added here with every piece of work another interpreter runs
+    (:func:`faier.mechanisms.travel.carry`): declared on the first :func:`register`, so a
+    process that adds none never loads the travel machinery."""
+    from faier.mechanisms import travel
+
+    travel.carry("engines", lambda: dict(_added), _registered_there)
 
 
 def names() -> tuple[str, ...]:

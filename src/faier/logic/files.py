@@ -16,7 +16,7 @@ from typing import Any
 from faier.errors import ModelError, SpecError
 from faier.logic.models import LogicModel, logic_model, markov_chain, mdp
 from faier.logic.neighbours import neighbour_spec_from_data
-from faier.model.files import read_document_file
+from faier.model.documents import read_document_file
 
 KEYS = (
     "name",

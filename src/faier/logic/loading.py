@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from faier.errors import ModelError, SpecError
-from faier.logic import files, prism
-from faier.logic.examples import LOGIC_EXAMPLES, build_example
-from faier.logic.models import LogicModel
-from faier.logic.neighbours import NeighbourSpec, neighbour_spec_from_data, parse_neighbour_spec
-from faier.logic.syntax import Formula
-from faier.model.files import read_document_file
+from faier.logic import prism
+
+if TYPE_CHECKING:
+    from faier.logic.models import LogicModel
+    from faier.logic.neighbours import NeighbourSpec
+    from faier.logic.syntax import Formula
 
 
 def load_model(
@@ -39,11 +40,15 @@ def load_model(
             f"--const {next(iter(overrides))}: only PRISM files have constants",
             fix="use --set for a built-in example's parameters",
         )
+    from faier.logic.examples import LOGIC_EXAMPLES, build_example
+
     if target in LOGIC_EXAMPLES:
         return build_example(target, given)
     build = build_file(target, given, overrides, question)
     if build is not None:
         return build.model()
+    from faier.logic import files
+
     if suffix in files.SUFFIXES:
         if given:
             raise SpecError(
@@ -65,9 +70,8 @@ def build_file(
     question: Formula | None = None,
 ) -> prism.Build | None:
     """Storm's build of a PRISM or JANI file (for ``question`` where Storm can direct it),
-    not yet read into a model; None for a built-in example or a faier model file."""
-    if target in LOGIC_EXAMPLES:
-        return None
+    not yet read into a model; None for a built-in example (whose name has no file suffix)
+    or a faier model file."""
     suffix = Path(target).suffix.lower()
     if suffix in prism.SUFFIXES:
         return prism.build_prism(target, settings, overrides, question)
@@ -78,6 +82,10 @@ def build_file(
 
 def load_neighbours(text: str) -> NeighbourSpec:
     """``--neighbors``: a YAML/JSON file of pairs, or pairs written inline (``a~b; @in0~@in1``)."""
+    from faier.logic import files
+    from faier.logic.neighbours import neighbour_spec_from_data, parse_neighbour_spec
+    from faier.model.documents import read_document_file
+
     path = Path(text)
     if path.suffix.lower() in files.SUFFIXES or _is_file(path):
         data = read_document_file(path, text, error=SpecError)

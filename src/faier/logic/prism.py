@@ -34,7 +34,7 @@ from faier.logic.jani_checks import check_divisions
 from faier.logic.models import LogicModel, logic_model
 from faier.logic.syntax import Formula
 from faier.model.chains import MDP, MarkovChain
-from faier.model.files import read_document, read_text_file
+from faier.model.documents import read_document, read_text_file
 from faier.model.probability import parse_number
 
 SUFFIXES = (".pm", ".prism", ".nm", ".sm")
