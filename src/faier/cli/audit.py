@@ -20,12 +20,10 @@ from faier.cli.common import (
     TimeoutOption,
     WorkersOption,
     app,
-    bad_input_exits,
-    check_report_path,
-    emit,
     err,
     options_from,
 )
+from faier.cli.exits import bad_input_exits, check_report_path, emit
 from faier.cli.report import ReportOption
 
 

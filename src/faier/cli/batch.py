@@ -22,11 +22,9 @@ from faier.cli.common import (
     JsonOption,
     WorkersOption,
     app,
-    bad_input_exits,
-    check_report_path,
-    emit,
     err,
 )
+from faier.cli.exits import bad_input_exits, check_report_path, emit
 from faier.cli.report import ReportOption
 
 if TYPE_CHECKING:

@@ -19,10 +19,8 @@ from faier.cli.common import (
     SetOption,
     TimeoutOption,
     app,
-    bad_input_exits,
-    check_report_path,
-    emit,
 )
+from faier.cli.exits import bad_input_exits, check_report_path, emit
 from faier.cli.report import ReportOption
 from faier.core.options import Options, read_settings
 from faier.errors import SpecError

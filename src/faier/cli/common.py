@@ -1,24 +1,18 @@
 """Shared pieces of the ``faier`` command: the app, consoles, options, runners.
 
 Each command module (``cli/main.py`` for the foundation commands, one module per
-further engine) imports ``app`` from here and registers its commands on it.
+further engine) imports ``app`` from here and registers its commands on it; how
+a command ends (its output, exit code and error lines) is :mod:`faier.cli.exits`.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import sys
-import tempfile
-import traceback
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -29,11 +23,10 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from faier.cli.exits import bad_input_exits, check_report_path, console, emit, set_debug
 from faier.core.options import SPECS, Options
-from faier.errors import FaierError, InputError, InternalError
-from faier.mechanisms.isolation import EndedWithoutResult, user_code
 from faier.report.terminal import render
-from faier.results import ExitCode, Report, Result, envelope
+from faier.results import Result
 from faier.version import VERSION
 
 if TYPE_CHECKING:
@@ -45,8 +38,6 @@ app = typer.Typer(
     help="Exact verification of differential and Pufferfish privacy of mechanisms with discrete, "
     "Laplace, Gaussian and exponential noise; statistical testing of black boxes.",
 )
-
-_debug = {"on": bool(os.environ.get("FAIER_DEBUG"))}
 
 
 def _print_version(asked: bool) -> None:
@@ -73,45 +64,11 @@ def _global_options(
 ) -> None:
     """Exit codes: 0 holds (or the figure was computed), 1 violated, 2 bad input, 3 unknown,
     4 internal error."""
-    _debug["on"] = debug or bool(os.environ.get("FAIER_DEBUG"))
+    set_debug(debug)
 
 
-def crash_exit(failure: BaseException) -> int:
-    """Report faier's own failure: one line naming a log file with the traceback; exit 4."""
-    trace = "".join(traceback.format_exception(failure))
-    handle, name = tempfile.mkstemp(prefix="faier-internal-error-", suffix=".log")
-    with os.fdopen(handle, "w", encoding="utf-8") as log:
-        log.write(f"faier {VERSION}\n{' '.join(sys.argv)}\n\n{trace}")
-    if _debug["on"]:
-        err.print(trace, highlight=False, markup=False, soft_wrap=True)
-    error_line(
-        f"internal error: faier failed ({type(failure).__name__}: {failure}); this is not a "
-        f"verdict. Please report it with the traceback in {name} (or rerun with --debug)"
-    )
-    return int(ExitCode.INTERNAL_ERROR)
-
-
-def ended_exit(ended: EndedWithoutResult) -> int:
-    """The command's process ended without a result: exit 4, naming the user code it ran."""
-    if ended.running is None:  # no user code was loaded: faier or a library it calls
-        error_line(
-            f"internal error: the process running the command ended without a result "
-            f"({ended.how}); this is not a verdict. Please report it (rerun with --debug)"
-        )
-    else:
-        error_line(
-            f"internal error: the process running {ended.running} ended without a result "
-            f"({ended.how}); this is not a verdict. User code must return or raise: os._exit, "
-            "signals and crashes of the interpreter end the run"
-        )
-    return int(ExitCode.INTERNAL_ERROR)
-
-
-out = Console()
-err = Console(stderr=True)
-
-WIDTH = 200
-"""Columns of the tables when stdout is not a terminal (long vectors stay on one line)."""
+out = console()
+err = console(stderr=True)
 
 
 def flag(name: str) -> Any:
@@ -151,16 +108,6 @@ def options_from(arguments: Mapping[str, Any]) -> Options:
     declared once, in :data:`faier.core.options.SPECS`.
     """
     return Options.parse(**{k: v for k, v in arguments.items() if k in SPECS})
-
-
-def error_line(message: str) -> None:
-    """One unwrapped line on stderr; ``[a, b]`` in a message is text, not rich markup.
-
-    Line breaks inside the message (a user's exception text, a YAML parser's
-    note) become spaces, so it stays one line.
-    """
-    line = " ".join(message.splitlines())
-    err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, soft_wrap=True)
 
 
 class SearchProgress:
@@ -212,77 +159,6 @@ class SearchProgress:
 
 progress = SearchProgress()
 """Pass ``progress=progress`` to an API call run through :func:`run_result`."""
-
-
-@contextmanager
-def bad_input_exits(
-    *also: type[Exception], reraise: tuple[type[Exception], ...] = ()
-) -> Iterator[None]:
-    """Bad input, faier's own refusals (and ``also``) become one stderr line and exit 2.
-
-    Internal errors (and ``reraise``) pass through to their own handlers.  The
-    stretch may run user code (:func:`~faier.mechanisms.isolation.user_code`):
-    what it prints goes to stderr, so faier's own output, printed after it,
-    stays clean.
-    """
-    refusals: tuple[type[Exception], ...] = (FaierError, *also)
-    passing: tuple[type[Exception], ...] = (InternalError, *reraise)
-    try:
-        with user_code():
-            yield
-    except passing:
-        raise
-    except InputError as problem:
-        error_line(problem.render())
-        raise typer.Exit(2) from None
-    except refusals as problem:
-        error_line(str(problem))
-        raise typer.Exit(2) from None
-
-
-def emit(
-    report: Report,
-    command: str,
-    as_json: bool,
-    show: Callable[[Console], None],
-    width: int | None = WIDTH,
-    html_report: Path | None = None,
-    extras: Callable[[], Extras] | None = None,
-) -> None:
-    """Print a report (the JSON envelope, or its one renderer) and exit with its code.
-
-    ``width`` is the table width when stdout is not a terminal (None: rich's default).
-    ``html_report``: also write the HTML page there (atomically), with ``extras``.
-    """
-    if html_report is not None:
-        write_html(html_report, report, command, extras)
-    if as_json:
-        data = envelope(report, command)
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
-    else:
-        show(out if out.is_terminal or width is None else Console(width=width))
-    raise typer.Exit(report.exit_code)
-
-
-def write_html(
-    path: Path, report: Report, command: str, extras: Callable[[], Extras] | None = None
-) -> None:
-    """Write ``--report FILE.html``; a path that cannot be written is bad input (exit 2)."""
-    from faier.cli.report import command_line
-    from faier.report.html import page, write
-
-    with bad_input_exits():
-        shown = extras() if extras is not None else None
-        write(path, page(report, command=command, extras=shown, command_line=command_line()))
-
-
-def check_report_path(path: Path | None) -> None:
-    """Refuse a ``--report`` path before any work is done."""
-    if path is not None:
-        from faier.report.html import check_path
-
-        with bad_input_exits():
-            check_path(path)
 
 
 def run_result(

@@ -17,7 +17,6 @@ from rich.console import Console
 from rich.table import Table
 
 from faier.cli.common import (
-    WIDTH,
     ArithmeticOption,
     ClusterOption,
     DeltaOption,
@@ -36,19 +35,16 @@ from faier.cli.common import (
     Target,
     TimeoutOption,
     app,
-    crash_exit,
-    ended_exit,
     err,
-    error_line,
     options_from,
     out,
     progress,
     run_result,
 )
+from faier.cli.exits import WIDTH, error_line, exit_code_of, run_command
 from faier.cli.report import ReportOption, result_extras
 from faier.errors import InputError
-from faier.mechanisms import isolation
-from faier.results import ExitCode, Verdict
+from faier.results import Verdict
 
 COMMAND_MODULES: tuple[str, ...] = (
     "faier.cli.smt",
@@ -333,48 +329,20 @@ for _module in COMMAND_MODULES:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point: every way out is one of the documented exit codes.
+    """The typer command line: every way out is one of the documented exit codes.
 
     typer turns bad usage into 2 and Ctrl-C into 130; the commands turn bad
     input into 2 and verdicts into 0, 1 or 3.  Anything else is faier's own
     failure: exit 4 with the traceback in a log file (and on stderr with
     ``--debug``), never a verdict.  The command runs in a forked child
-    (:mod:`faier.mechanisms.isolation`) whose exit code is passed back, so
+    (:func:`faier.cli.exits.run_command`) whose exit code is passed back, so
     user code that ends the process (``os._exit``, a signal, a crash) ends
-    in exit 4 too.  With standard streams that are not files (a caller
-    capturing them in memory) it runs in this process.
+    in exit 4 too.  The console script is :func:`faier.cli.entry.main`, which
+    runs a plain ``faier check`` without typer and hands the rest here.
     """
-    if not isolation.can_isolate() or not _streams_are_files():
-        sys.exit(_run_app(argv))
-    try:
-        code = isolation.call_isolated(_run_app, argv, forward_signals=True)
-    except isolation.EndedWithoutResult as ended:
-        code = ended_exit(ended)
-    except KeyboardInterrupt:
-        code = int(ExitCode.INTERRUPTED)
-    sys.exit(code)
+    sys.exit(run_command(_run_app, argv))
 
 
 def _run_app(argv: list[str] | None) -> int:
     """Run the command in this process; its exit code."""
-    try:
-        app(args=argv)
-    except SystemExit as done:
-        if done.code is None or isinstance(done.code, int):
-            return done.code or 0
-        err.print(str(done.code), highlight=False, markup=False)
-        return 1
-    except KeyboardInterrupt:
-        return int(ExitCode.INTERRUPTED)
-    except Exception as failure:
-        return crash_exit(failure)
-    return 0
-
-
-def _streams_are_files() -> bool:
-    try:
-        sys.stdout.fileno()
-        sys.stderr.fileno()
-    except (AttributeError, OSError, ValueError):
-        return False
-    return True
+    return exit_code_of(lambda args: app(args=args), argv)

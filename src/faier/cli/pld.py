@@ -20,12 +20,9 @@ from faier.cli.common import (
     StatesOption,
     TimeoutOption,
     app,
-    bad_input_exits,
-    check_report_path,
-    emit,
-    error_line,
     options_from,
 )
+from faier.cli.exits import bad_input_exits, check_report_path, emit, error_line
 from faier.cli.report import ReportOption
 from faier.errors import BudgetExceeded
 from faier.results import ExitCode

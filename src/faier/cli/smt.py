@@ -26,10 +26,10 @@ from faier.cli.common import (
     SolverOption,
     TimeoutOption,
     app,
-    bad_input_exits,
     options_from,
     out,
 )
+from faier.cli.exits import bad_input_exits
 from faier.results import show_point
 
 if TYPE_CHECKING:

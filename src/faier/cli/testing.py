@@ -26,14 +26,11 @@ from faier.cli.common import (
     TimeoutOption,
     WorkersOption,
     app,
-    bad_input_exits,
-    check_report_path,
-    emit,
     err,
-    error_line,
     flag,
     options_from,
 )
+from faier.cli.exits import bad_input_exits, check_report_path, emit, error_line
 from faier.cli.report import ReportOption
 from faier.errors import BudgetExceeded, InputError
 from faier.mechanisms.library.suite_names import SUITE_NAMES
