@@ -35,6 +35,7 @@ from faier.errors import BudgetExceeded, Unanswerable
 from faier.mechanisms import coarsen
 from faier.mechanisms.handlers import guarded
 from faier.mechanisms.program import Program
+from faier.model.rational import exact_fraction
 from faier.privacy.budget import Epsilon
 from faier.results import Enclosure, Result, Verdict
 
@@ -75,17 +76,12 @@ def views(problem: Problem, budget: Budget) -> list[View]:
         _numbers(p.output, released)
     if not released:
         return []
-    constants = sorted({_plain(abs(n.constant)) for n in released if n.constant})
-    scales = (_plain(d.scale) for p in found for d in p.noise)
+    constants = sorted({exact_fraction(abs(n.constant)) for n in released if n.constant})
+    scales = (exact_fraction(d.scale) for p in found for d in p.noise)
     cuts = coarsen.cut_points(constants, scales)
     out = [View(c) for c in coarsen.partitions(cuts)]
     out.append(View((Fraction(0),), 1))
     return out
-
-
-def _plain(value: Any) -> Fraction:
-    """A rational as a Fraction of ints (the symbolic run's numbers may be gmpy2's)."""
-    return Fraction(int(value.numerator), int(value.denominator))
 
 
 def _numbers(output: Hashable, into: list[Output]) -> None:

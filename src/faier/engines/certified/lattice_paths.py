@@ -48,6 +48,7 @@ from faier.engines.certified.symbolic import (
 from faier.errors import BudgetExceeded
 from faier.mechanisms.decisions import advance
 from faier.mechanisms.discrete_noise import DiscreteNoise
+from faier.model.rational import exact_fraction
 
 EXPAND = 256
 """A released tail number whose interval holds at most this many integers is listed."""
@@ -67,7 +68,7 @@ def _number(value: Any) -> Fraction:
     if isinstance(value, Linear):
         raise Unresolved("integer noise in the tail combined with continuous noise")
     if type(value).__name__ == "mpq":
-        return Fraction(int(value.numerator), int(value.denominator))
+        return exact_fraction(value)
     raise Unresolved(f"integer noise combined with {type(value).__name__}")
 
 

@@ -36,6 +36,7 @@ from typing import Any
 from faier.engines.certified import balls
 from faier.engines.certified.balls import rational_ball
 from faier.engines.certified.exppoly import ExpSum, Key, Piecewise
+from faier.model.rational import exact_fraction
 
 
 @dataclass
@@ -97,7 +98,7 @@ def _gcd(values: list[Any]) -> Fraction:
     num = 0
     den = 1
     for v in values:
-        f = Fraction(int(v.numerator), int(v.denominator)) if not isinstance(v, Fraction) else v
+        f = exact_fraction(v)
         num = math.gcd(num, abs(f.numerator))
         den = den * f.denominator // math.gcd(den, f.denominator)
     return Fraction(num, den)
@@ -163,7 +164,7 @@ def _u_coefficients(
         return found[1]
     out: dict[int, ExpSum] = {}
     for (_, lam, r), q in piece.items():
-        power = int(Fraction(int(lam.numerator), int(lam.denominator)) * -direction / delta)
+        power = int(exact_fraction(lam) * -direction / delta)
         value = ExpSum.of([(r + lam * anchor, q)])
         out[power] = out.get(power, ExpSum(())) + value
     result = {m: balls.ball(c) for m, c in out.items() if not c.is_zero}

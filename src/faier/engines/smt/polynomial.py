@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from faier.model.rational import exact_fraction
+
 if TYPE_CHECKING:
     import sympy
 
@@ -54,10 +56,10 @@ class Polynomial:
             value = sympy.cancel(expr)
             if not value.is_Rational:
                 raise ValueError(f"{expr} is not a rational number")
-            return cls.constant(variables, Fraction(int(value.p), int(value.q)))
+            return cls.constant(variables, exact_fraction(value))
         poly = sympy.Poly(expr, *symbols, domain="QQ")
         terms = {
-            tuple(int(e) for e in monomial): Fraction(int(c.numerator), int(c.denominator))
+            tuple(int(e) for e in monomial): exact_fraction(c)
             for monomial, c in poly.terms()
             if c != 0
         }

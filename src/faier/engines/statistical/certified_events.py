@@ -52,6 +52,7 @@ from faier.errors import InternalError
 from faier.mechanisms.continuous import Continuous
 from faier.mechanisms.handlers import guarded
 from faier.mechanisms.program import Program
+from faier.model.rational import exact_fraction
 from faier.model.values import show_input
 from faier.privacy.budget import Epsilon
 from faier.results import Enclosure
@@ -167,7 +168,7 @@ def _number(value: Any) -> Output | None:
     if isinstance(value, int | float | Fraction):
         return Output((), Fraction(value))
     try:  # gmpy2 rationals from the symbolic execution's arithmetic
-        return Output((), Fraction(int(value.numerator), int(value.denominator)))
+        return Output((), exact_fraction(value))
     except (AttributeError, TypeError, ValueError):
         return None
 
