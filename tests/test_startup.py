@@ -119,6 +119,7 @@ def test_exact_run_with_a_decimal_budget_does_not_load_sympy() -> None:
 
 CHECK_PATH_LEAVES_OUT = (
     "faier.core.engine",
+    "faier.engine_results",
     "faier.mechanisms",
     "faier.logic.examples",
     "faier.logic.files",
@@ -128,7 +129,7 @@ CHECK_PATH_LEAVES_OUT = (
     "faier.model.parameters",
 )
 """What answering a PRISM question in Storm does not need: the engine registry and the
-travel machinery, the built-in examples, faier's own model files, the HMM classes and
+travel machinery, the engines' result classes, the built-in examples, faier's own model files, the HMM classes and
 the checker's evaluators."""
 
 
