@@ -66,7 +66,9 @@ Kinds and what is cross-checked:
 - ``models``: random MDPs with synchronising commands whose guards overlap,
   as PRISM text and as JANI (``soundness_models.py``): faier on each and
   stormpy alone give the same exact ``Pmin``/``Pmax``, and faier's state and
-  choice counts are Storm's.
+  choice counts are Storm's; the PRISM text's random reward structures give
+  one exact ``Rmin``/``Rmax`` (``∞`` included) whole, built for the question,
+  answered in Storm and from stormpy alone.
 - ``properties``: random PRISM property strings (``soundness_properties.py``)
   read by faier and by Storm's parser to the tree they were written from, or
   both refuse a damaged one; Storm's documented departures from PRISM's

@@ -18,13 +18,19 @@ equal, exactly:
   no edge writes, seed 11000102);
 - stormpy alone on the PRISM program (exact, no faier code);
 
-and faier's state and choice counts must be Storm's.  Used by
-``benchmarks/soundness.py`` (kind ``models``).
+and faier's state and choice counts must be Storm's.  The PRISM text also
+carries one or two random reward structures (state and action rewards, zeros
+among them), and a reward question (``R{"r0"}min=? [F φ]``, ``Rmax=? [C<=k]``,
+unnamed when there is one structure) must get the same exact value, ``∞``
+included, from faier on the whole PRISM model, on the model built for the
+question, from faier check's answer in Storm, and from stormpy alone (the JANI
+text carries no rewards).  Used by ``benchmarks/soundness.py`` (kind ``models``).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import random
 import tempfile
 from dataclasses import dataclass
@@ -80,11 +86,28 @@ class Module:
 
 
 @dataclass(frozen=True)
+class RewardItem:
+    """``[action] guard : value`` (an action reward; ``[]``: unlabelled choices) or
+    ``guard : value`` (a state reward, ``action`` None)."""
+
+    action: str | None
+    guard: Guard
+    value: Fraction
+
+    def prism(self) -> str:
+        head = "" if self.action is None else f"[{self.action}] "
+        return f"  {head}{self.guard.prism()} : {self.value};"
+
+
+@dataclass(frozen=True)
 class RandomMdp:
-    """The generated model and the question asked of it."""
+    """The generated model and the questions asked of it."""
 
     modules: tuple[Module, ...]
     question: str
+    rewards: tuple[tuple[str, tuple[RewardItem, ...]], ...] = ()
+    """Reward structures by name ("" for an unnamed block), PRISM text only."""
+    reward_question: str = ""
 
     def prism(self) -> str:
         lines = ["mdp", ""]
@@ -99,6 +122,11 @@ class RandomMdp:
                 )
                 lines.append(f"  [{command.action}] {command.guard.prism()} -> {updates};")
             lines.append("endmodule")
+            lines.append("")
+        for name, items in self.rewards:
+            lines.append(f'rewards "{name}"' if name else "rewards")
+            lines.extend(item.prism() for item in items)
+            lines.append("endrewards")
             lines.append("")
         return "\n".join(lines)
 
@@ -197,7 +225,40 @@ def generate(seed: int) -> RandomMdp:
     bound = rng.choice(["", "", f"<={rng.randint(1, 4)}"])
     optimum = rng.choice(["Pmin", "Pmax"])
     question = f"{optimum}=? [F{bound} ({target})]"
-    return RandomMdp(tuple(modules), question)
+    rewards, reward_question = _rewards(rng, names, modules)  # drawn last: the MDP stays
+    return RandomMdp(tuple(modules), question, rewards, reward_question)
+
+
+def _guard(rng: random.Random, names: list[str]) -> Guard:
+    read = rng.choice(["", *names])
+    return Guard(read, rng.choice(["=", "<", ">="]), rng.randint(0, TOP))
+
+
+def _rewards(
+    rng: random.Random, names: list[str], modules: list[Module]
+) -> tuple[tuple[tuple[str, tuple[RewardItem, ...]], ...], str]:
+    """One or two reward structures (one may be an unnamed block) and a question on them."""
+    actions = sorted({c.action for m in modules for c in m.commands})
+    count = rng.randint(1, 2)
+    titles = ["" if count == 1 and rng.random() < 0.3 else "r0", "r1"][:count]
+    structures = []
+    for title in titles:
+        items = tuple(
+            RewardItem(
+                None if rng.random() < 0.5 else rng.choice(actions),
+                _guard(rng, names),
+                rng.choice([Fraction(0), Fraction(1), Fraction(1, 2), Fraction(2), Fraction(3)]),
+            )
+            for _ in range(rng.randint(1, 3))
+        )
+        structures.append((title, items))
+    asked = rng.choice(titles)
+    head = "R" if count == 1 and (not asked or rng.random() < 0.5) else f'R{{"{asked}"}}'
+    optimum = rng.choice(["min", "max"])
+    if rng.random() < 0.3:
+        return tuple(structures), f"{head}{optimum}=? [C<={rng.randint(0, 5)}]"
+    target = " & ".join(f"{x}={rng.randint(0, TOP)}" for x in rng.sample(names, rng.randint(1, 2)))
+    return tuple(structures), f"{head}{optimum}=? [F ({target})]"
 
 
 def storm_alone(prism_file: Path, question: str) -> tuple[Fraction, int, int]:
@@ -214,6 +275,58 @@ def storm_alone(prism_file: Path, question: str) -> tuple[Fraction, int, int]:
     return Fraction(str(result.get_value(initial))), full.nr_states, full.nr_choices
 
 
+def storm_reward(prism_file: Path, question: str) -> Fraction | float:
+    """stormpy's exact expected reward in the initial state (math.inf for Storm's inf)."""
+    import stormpy
+
+    program = stormpy.parse_prism_program(str(prism_file))
+    properties = stormpy.parse_properties(question, program)
+    directed = stormpy.build_model[stormpy.Rational](program, properties)
+    result = stormpy.model_checking(directed, properties[0])
+    (initial,) = directed.initial_states
+    text = str(result.get_value(initial))
+    return math.inf if text == "inf" else Fraction(text)
+
+
+def check_rewards(mdp: RandomMdp, prism_file: Path, check: Check) -> None:
+    """The reward question: faier whole, faier built for it, faier check's answer in Storm
+    and stormpy alone give one exact value."""
+    from faier.logic import check as dpctl_check
+    from faier.logic import directed as directed_answer
+    from faier.logic.loading import build_file, load_model
+    from faier.logic.parser import parse_formula
+
+    question = mdp.reward_question
+    check.used("storm-rewards")
+    try:
+        reference = storm_reward(prism_file, question)
+    except Exception as exc:
+        check.crash("stormpy's reward on the PRISM text", exc)
+        return
+    parsed = parse_formula(question)
+    for kind, directed in (("whole", None), ("built for the question", parsed.formula)):
+        check.used("faier-prism-rewards" + ("-directed" if directed else ""))
+        try:
+            model = load_model(str(prism_file), question=directed)
+            got = dict(dpctl_check(model, parsed).values)[model.initial[0]]
+        except Exception as exc:
+            check.crash(f"faier's reward on the PRISM file ({kind})", exc)
+            continue
+        check.expect(got == reference, f"faier ({kind}): {got}, stormpy {reference} ({question})")
+    check.used("faier-prism-rewards-answered-in-storm")
+    try:
+        build = build_file(str(prism_file), question=parsed.formula)
+        assert build is not None and directed_answer.answerable(build, parsed)
+        got = directed_answer.answer(build, parsed).values[0][1]
+    except Exception as exc:
+        check.crash("faier check's directed reward on the PRISM file", exc)
+        return
+    check.expect(
+        got == reference,
+        f"faier check (answered in Storm): {got}, stormpy {reference} ({question})",
+    )
+
+
 def case_models(seed: int, check: Check) -> str:
     """One random MDP: faier on PRISM, faier on JANI and plain Storm agree exactly."""
     from faier.logic import check as dpctl_check
@@ -222,7 +335,7 @@ def case_models(seed: int, check: Check) -> str:
     from faier.logic.parser import parse_formula
 
     mdp = generate(seed)
-    description = f"{mdp.question} on\n{mdp.prism()}"
+    description = f"{mdp.question} and {mdp.reward_question} on\n{mdp.prism()}"
     with tempfile.TemporaryDirectory() as folder:
         prism_file = Path(folder) / "fuzz.nm"
         jani_file = Path(folder) / "fuzz.jani"
@@ -234,6 +347,7 @@ def case_models(seed: int, check: Check) -> str:
         except Exception as exc:
             check.crash("stormpy on the PRISM text", exc)
             return description
+        check_rewards(mdp, prism_file, check)
         question = parse_formula(mdp.question).formula
         for kind, path, directed in (
             ("PRISM", prism_file, None),

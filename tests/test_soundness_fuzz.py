@@ -186,7 +186,9 @@ def test_prism_jani_and_plain_storm_agree_on_overlapping_synchronised_commands(
     jobs = [("models", seed) for seed in range(20)]
     reports, _ = soundness.run_all(jobs, soundness.Rates(), workers=1, seconds=None)
     assert len(reports) == 20
-    assert {"storm", "faier-prism", "faier-jani"} <= {e for r in reports for e in r.engines}
+    engines = {e for r in reports for e in r.engines}
+    assert {"storm", "faier-prism", "faier-jani"} <= engines
+    assert {"storm-rewards", "faier-prism-rewards-answered-in-storm"} <= engines
     bad = [r for r in reports if r.disagreements]
     assert not bad, soundness.summary(reports, 1.0, 0)
 

@@ -12,7 +12,7 @@ they can (``F "a" & "b"`` is ``F ("a" & "b")``), faier's do not.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from fractions import Fraction
 from functools import cache
 from types import ModuleType
@@ -33,6 +33,7 @@ from faier.logic.syntax import (
     Or,
     Prob,
     Query,
+    Reward,
     Until,
     is_state_formula,
     maximal_state_subformulas,
@@ -105,10 +106,18 @@ def storm_path(node: Formula, labels: Mapping[Formula, str], *, quote: bool = Tr
     raise AssertionError(f"not a path formula over labels: {node!r}")
 
 
-def storm_question(root: Formula, is_label: Callable[[str], bool]) -> str | None:
+def storm_question(
+    root: Formula,
+    is_label: Callable[[str], bool],
+    structures: Collection[str] | None = None,
+) -> str | None:
     """Storm's text for ``root`` when it is P over one operator on state formulas without
-    P or D inside (``Pmax=? [F (x = 2)]``): a question Storm may build its model for,
-    exploring only what it needs.  None for anything else."""
+    P or D inside (``Pmax=? [F (x = 2)]``), or a reward question (``R{"time"}min=? [F φ]``,
+    ``R=? [C<=k]``, φ such a state formula) whose structure is one of ``structures`` (the
+    model's reward structures; None: rewards are not asked of Storm): a question Storm may
+    build its model for, exploring only what it needs.  None for anything else."""
+    if isinstance(root, Reward):
+        return None if structures is None else _reward_question(root, is_label, structures)
     if not isinstance(root, Prob):
         return None
     leaves = maximal_state_subformulas(root.path)
@@ -122,6 +131,29 @@ def storm_question(root: Formula, is_label: Callable[[str], bool]) -> str | None
         return None
     kind = root.test.kind if isinstance(root.test, Query) else "P"
     return f"{kind}=? [{storm_path(root.path, texts, quote=False)}]"
+
+
+def _reward_question(
+    root: Reward, is_label: Callable[[str], bool], structures: Collection[str]
+) -> str | None:
+    """Storm's text for a reward question, its structure named as Storm must find it: the
+    one asked, else the model's only one (``R`` alone for an unnamed block).  None when the
+    structure is missing or not the only one (the whole model's check refuses it, naming
+    the structures), or the target is not a state formula Storm reads."""
+    if root.structure is not None:
+        if not root.structure or root.structure not in structures:
+            return None  # missing, or R{""}: Storm's text cannot name an unnamed block
+        name = root.structure
+    elif len(structures) == 1:
+        (name,) = structures
+    else:
+        return None
+    head = f'R{{"{name}"}}' if name else "R"
+    question = f"{head}{root.optimum or ''}=?"
+    if root.target is None:
+        return f"{question} [C<={root.steps}]"
+    target = _state_text(root.target, is_label)
+    return None if target is None else f"{question} [F {target}]"
 
 
 def _state_text(node: Formula, is_label: Callable[[str], bool]) -> str | None:

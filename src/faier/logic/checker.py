@@ -185,6 +185,7 @@ def _rewards(
         values,
         reason=reason,
         seconds=time.perf_counter() - started,
+        size=model_size(model.system),
         quantity="expected reward",
     )
 

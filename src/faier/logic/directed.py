@@ -1,7 +1,8 @@
 """A question answered by Storm on the model it was built for, reading only what it needs.
 
 When Storm builds a PRISM file for one question (``P=? [F φ]``,
-``Pmax=? [ψ U φ]``, ``P>=1 [F φ]``: :func:`faier.logic._storm.storm_question`), it explores
+``Pmax=? [ψ U φ]``, ``P>=1 [F φ]``, or an expected reward ``R{"time"}min=? [F φ]``,
+``R=? [C<=k]``: :func:`faier.logic._storm.storm_question`), it explores
 only what that question needs, reading the question's state formulas as the
 PRISM file defines them (constants, formulas and variables nothing assigns
 substituted): Storm's reading is the language's.  So the question goes to
@@ -13,11 +14,16 @@ Storm's counts.  The rows are checked as for every build
 (:func:`faier.logic.prism.check_rows`).  The answer is the one
 ``load_model(..., question=...)`` and ``check`` give, without naming the other
 states, reading their labels and valuations, or evaluating the state formulas
-in every state.
+in every state.  A reward question's build holds the one reward structure it
+names (or the file's only one); Storm's exact answer is faier's whole-model one
+(:func:`faier.logic.rewards.expected_rewards`), ``∞`` included where the target
+is missed with positive probability.  A question naming a structure the file
+lacks, or none among several, is built whole, where the checker refuses it.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import replace
 from fractions import Fraction
@@ -29,20 +35,20 @@ from faier.logic.outcome import CheckResult, ModelSize, OperatorReport, Operator
 from faier.logic.parser import ParsedFormula
 from faier.logic.printer import format_formula
 from faier.logic.prism import Build, check_rows, state_names_of
-from faier.logic.syntax import Prob, Query
+from faier.logic.syntax import Prob, Query, Reward
 from faier.logic.validation import validate
 from faier.results import Verdict
 
 
 def answerable(build: Build, parsed: ParsedFormula) -> bool:
     """True when ``parsed`` is the question a PRISM ``build`` was built for: a probability
-    asked (``P=?``) or bounded (``P>=1 [...]``) at the top (a nested operator, --state,
-    --neighbors or a JANI file go through the whole model, see
+    asked (``P=?``) or bounded (``P>=1 [...]``) at the top, or an expected reward (``R=?``)
+    (a nested operator, --state, --neighbors or a JANI file go through the whole model, see
     :attr:`~faier.logic.prism.Build.storm_reads_question`)."""
     return (
         build.question is not None
         and build.storm_reads_question
-        and isinstance(parsed.formula, Prob)
+        and isinstance(parsed.formula, Prob | Reward)
     )
 
 
@@ -50,7 +56,7 @@ def answer(build: Build, parsed: ParsedFormula) -> CheckResult:
     """``parsed`` (the question the build was directed at) in the initial states."""
     assert answerable(build, parsed)
     root = parsed.formula
-    assert isinstance(root, Prob)
+    assert isinstance(root, Prob | Reward)
     started = time.perf_counter()
     built = build.built
     check_rows(built, build.rows, build.given)
@@ -74,6 +80,7 @@ def answer(build: Build, parsed: ParsedFormula) -> CheckResult:
         valuations,
         nondeterministic=nondeterministic,
         has_pairs=False,
+        structures=list(built.reward_models) if isinstance(root, Reward) else None,
     )
     found = CheckResult(
         build.name,
@@ -89,7 +96,12 @@ def answer(build: Build, parsed: ParsedFormula) -> CheckResult:
         ),
         name=parsed.name,
     )
-    if isinstance(root.test, Query):
+    if isinstance(root, Reward):
+        rewards = _expected_rewards(build)
+        found = replace(
+            found, values=tuple(zip(shown, rewards, strict=True)), quantity="expected reward"
+        )
+    elif isinstance(root.test, Query):
         values = _probabilities(build, None)
         found = replace(found, values=tuple(zip(shown, values, strict=True)))
     else:
@@ -109,6 +121,18 @@ def _probabilities(build: Build, optimum: str | None) -> list[Fraction]:
         question.set_optimality_type(direction.MINIMIZE if optimum == "min" else direction.MAXIMIZE)
     result = sp.model_checking(build.built, question, only_initial_states=True)
     return [to_fraction(result.get_value(i)) for i in build.built.initial_states]
+
+
+def _expected_rewards(build: Build) -> list[Fraction | float]:
+    """Storm's expected reward in each initial state (``math.inf`` for Storm's ``inf``, as
+    :func:`faier.logic.rewards.expected_rewards` reads it)."""
+    sp = stormpy()
+    result = sp.model_checking(build.built, build.question, only_initial_states=True)
+    values: list[Fraction | float] = []
+    for i in build.built.initial_states:
+        value = str(result.get_value(i))
+        values.append(math.inf if value == "inf" else Fraction(value))
+    return values
 
 
 def _decided(

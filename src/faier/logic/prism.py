@@ -228,10 +228,11 @@ def load_prism(
     ``constants`` give the file's undefined constants (``--set``);
     ``overrides`` may also replace the ones it defines (``--const``, PRISM's
     ``-const``).  ``question``: the one formula the model is built for; when
-    it is P over one operator (:func:`~faier.logic._storm.storm_question`),
+    it is P over one operator or a reward question naming one of the file's
+    reward structures (or asking its only one, :func:`~faier.logic._storm.storm_question`),
     Storm explores only what it needs (states where the answer is already
-    known stay unexplored), so the model answers that question, in its
-    initial states, and no other.
+    known stay unexplored, and only that reward structure is built), so the
+    model answers that question, in its initial states, and no other.
     """
     return build_prism(path, constants, overrides, question).model()
 
@@ -272,7 +273,8 @@ def build_prism(
         )
 
     labels = {label.name for label in defined.labels} | {"init", "deadlock"}
-    options, prop = _directed_options(sp, defined, question, labels)
+    structures = [reward.name for reward in defined.reward_models]
+    options, prop = _directed_options(sp, defined, question, labels, structures)
     try:
         built = sp.build_model[sp.Rational](defined, options=options or _builder_options(sp))
     except RuntimeError as exc:
@@ -299,14 +301,19 @@ def _signs_checked(rows: _RowKind) -> _RowKind:
 
 
 def _directed_options(
-    sp: Any, program: Any, question: Formula | None, labels: set[str]
+    sp: Any,
+    program: Any,
+    question: Formula | None,
+    labels: set[str],
+    structures: Sequence[str] | None = None,
 ) -> tuple[Any, Any]:
     """Storm's builder options for one question (property-directed: its labels, its
-    terminal states), with the valuations, choice labels and origins faier names by,
-    and the question as Storm's property; (None, None) when the question needs the full
-    model.  ``labels``: the names Storm reads as labels (PRISM labels, JANI transient
-    variables), quoted in its text."""
-    text = None if question is None else storm_question(question, labels.__contains__)
+    terminal states, the one reward structure it names), with the valuations, choice labels
+    and origins faier names by, and the question as Storm's property; (None, None) when the
+    question needs the full model.  ``labels``: the names Storm reads as labels (PRISM
+    labels, JANI transient variables), quoted in its text; ``structures``: the reward
+    structures (None: a reward question is built whole, as JANI's are)."""
+    text = None if question is None else storm_question(question, labels.__contains__, structures)
     if text is None:
         return None, None
     try:

@@ -8,7 +8,10 @@ formula whose states faier computes first and hands to Storm as a label,
 exactly as for ``P``.  Storm's exact engine then gives every state's
 expected reward (``∞`` where the target is missed with positive
 probability, PRISM's convention), the minimum or maximum over schedulers
-on an MDP.
+on an MDP.  This is the whole-model answer; ``faier check`` asks Storm a PRISM
+file's reward question on the model it built for it instead
+(:mod:`faier.logic.directed`), with the same values and the same refusals
+(:func:`chosen_structure` serves both).
 """
 
 from __future__ import annotations
@@ -56,17 +59,23 @@ def storm_model(model: LogicModel) -> Any:
 
 def structure_name(model: LogicModel, reward: Reward) -> str:
     """The reward structure asked for: the named one, or the model's only one."""
-    names = sorted(storm_model(model).reward_models)
+    return chosen_structure(model.name, storm_model(model).reward_models, reward)
+
+
+def chosen_structure(model_name: str, structures: Iterable[str], reward: Reward) -> str:
+    """The structure ``reward`` asks for among a model's ``structures``: the named one, or
+    the only one (the same refusals wherever the model was built, whole or for the question)."""
+    names = sorted(structures)
     if reward.structure is not None:
         if reward.structure not in names:
             raise SpecError(
-                f"{model.name} has no reward structure {reward.structure!r}",
+                f"{model_name} has no reward structure {reward.structure!r}",
                 fix=f"its reward structures are {', '.join(names) or '(none)'}",
             )
         return reward.structure
     if len(names) != 1:
         raise SpecError(
-            f"{model.name} has {len(names) or 'no'} reward structures"
+            f"{model_name} has {len(names) or 'no'} reward structures"
             + (f" ({', '.join(names)})" if names else ""),
             fix='name one: R{"' + (names[0] if names else "time") + '"}=? [...]'
             if names
@@ -104,7 +113,8 @@ def expected_rewards(
     checked = (sp.models.SparseMdp if mdp else sp.models.SparseDtmc)[sp.Rational](components)
     optimum = reward.optimum or ("max" if mdp else "")
     path = f'F "{TARGET}"' if reward.target is not None else f"C<={reward.steps}"
-    text = f'R{{"{name}"}}{optimum}=? [{path}]'
+    head = f'R{{"{name}"}}' if name else "R"  # an unnamed block: Storm's text cannot name it
+    text = f"{head}{optimum}=? [{path}]"
     try:
         result = sp.model_checking(checked, sp.parse_property(text))
     except RuntimeError as exc:

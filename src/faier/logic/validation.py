@@ -30,10 +30,12 @@ def validate(
     nondeterministic: bool,
     has_pairs: bool,
     model: LogicModel | None = None,
+    structures: Collection[str] | None = None,
 ) -> None:
     """Every label, variable and operator of ``parsed`` makes sense on the model ``name``:
     its ``labels``, its ``valuations`` (whose states may be any of the model's, since only
-    the variables' names and types are read), its kind; ``model`` for a reward question."""
+    the variables' names and types are read), its kind; for a reward question, its reward
+    ``structures`` (by default those of ``model``)."""
     for path, node in walk(parsed.formula):
         if isinstance(node, Expression):
             _validate_expression(name, valuations, parsed, path, node)
@@ -56,17 +58,21 @@ def validate(
                 "give one, e.g. --neighbors 'a~b' or --neighbors '@in0~@in1'",
             )
         if isinstance(node, Reward):
-            assert model is not None, "a reward question is validated on its model"
+            assert model is not None or structures is not None, "a reward question needs them"
             if node.optimum is None and nondeterministic:
                 raise parsed.error(
                     path,
                     "on an MDP the expected reward depends on the scheduler",
                     "ask Rmin=? [...] or Rmax=? [...]",
                 )
-            from faier.logic.rewards import structure_name
+            from faier.logic.rewards import chosen_structure, structure_name
 
             try:
-                structure_name(model, node)
+                if structures is None:
+                    assert model is not None
+                    structure_name(model, node)
+                else:
+                    chosen_structure(name, structures, node)
             except SpecError as exc:
                 raise parsed.error(path, exc.message, exc.fix) from None
         if (
