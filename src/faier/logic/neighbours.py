@@ -10,7 +10,6 @@ a state's probability is always (ε, δ)-close to itself.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -19,6 +18,8 @@ from faier.errors import SpecError
 
 
 def _suggest(what: str, name: str, known: Sequence[str]) -> str:
+    import difflib  # for a mistake's message only
+
     close = difflib.get_close_matches(name, list(known), n=1)
     hint = f"did you mean {close[0]!r}? " if close else ""
     shown = ", ".join(known[:12]) + (f", ... ({len(known)} in all)" if len(known) > 12 else "")

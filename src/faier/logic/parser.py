@@ -35,7 +35,7 @@ from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from types import FrameType
-from typing import Any, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import lark
 from lark import Lark, Token, Transformer, Tree, v_args
@@ -75,7 +75,9 @@ from faier.logic.syntax import (
     walk,
 )
 from faier.model.probability import parse_number
-from faier.privacy.budget import Epsilon, parse_delta
+
+if TYPE_CHECKING:
+    from faier.privacy.budget import Epsilon
 
 GRAMMAR = r"""
 start: property_name? path SEMICOLON?
@@ -785,6 +787,8 @@ class _Builder(Transformer[Token, Formula]):
     # numbers ------------------------------------------------------------------------
 
     def delta(self, meta: Any, *parts: Token) -> tuple[Fraction, Any]:
+        from faier.privacy.budget import parse_delta  # ε and δ: only a D's
+
         text = "".join(str(p) for p in parts)
         try:
             return parse_delta(text), meta
@@ -817,6 +821,8 @@ class _Builder(Transformer[Token, Formula]):
         return _constant_steps(self.text, where, name.value, self.constants), name
 
     def eps(self, meta: Any, *_: Any) -> tuple[Epsilon, Any]:
+        from faier.privacy.budget import Epsilon
+
         source = self.text[meta.start_pos : meta.end_pos]
         try:
             return Epsilon.parse(source), meta

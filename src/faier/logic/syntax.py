@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from faier.errors import SpecError
 from faier.logic.expressions import COMPARISONS, Term, show_term, term_variables
-from faier.privacy.budget import Epsilon
+
+if TYPE_CHECKING:
+    from faier.privacy.budget import Epsilon
 
 
 def _check_probability(value: Fraction, what: str) -> None:
@@ -215,6 +217,8 @@ class Diff:
     delta: Fraction = Fraction(0)
 
     def __post_init__(self) -> None:
+        from faier.privacy.budget import Epsilon  # only a D needs it: loaded with the first
+
         if not isinstance(self.epsilon, Epsilon):
             raise SpecError(f"ε must be an Epsilon, got {self.epsilon!r}", fix="Epsilon.parse")
         _check_probability(self.delta, "δ")

@@ -8,7 +8,6 @@ share it; it reads only names and the model's kind.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
@@ -44,6 +43,8 @@ def validate(
             and node.name not in labels
             and not (valuations is not None and valuations.is_boolean(node.name))
         ):
+            import difflib  # for a mistake's message only
+
             close = difflib.get_close_matches(node.name, list(labels), n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
             raise parsed.error(
@@ -106,6 +107,8 @@ def _validate_expression(
     defined = sorted(valuations.definitions)
     for variable in sorted(node.variables()):
         if not valuations.knows(variable):
+            import difflib
+
             close = difflib.get_close_matches(variable, known + defined, n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
             also = f"; its constants and formulas are {', '.join(defined)}" if defined else ""
