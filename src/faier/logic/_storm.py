@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from fractions import Fraction
 from functools import cache
 from types import ModuleType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from faier.errors import FaierError, SpecError
 from faier.logic.syntax import (
@@ -38,7 +38,10 @@ from faier.logic.syntax import (
     is_state_formula,
     maximal_state_subformulas,
 )
-from faier.model.chains import MDP, CheckedChoices, CheckedRows, MarkovChain
+from faier.model.checked import CheckedChoices, CheckedRows
+
+if TYPE_CHECKING:
+    from faier.model.chains import MDP, MarkovChain
 
 Optimum = Literal["min", "max"] | None
 
@@ -353,8 +356,12 @@ class StormSystem:
     """A chain or MDP held in Storm as an exact matrix; each question adds its own labels."""
 
     def __init__(self, system: MarkovChain | MDP) -> None:
+        from faier.model.chains import MDP, MarkovChain
+
         sp = stormpy()
         self.system = system
+        self.chain = isinstance(system, MarkovChain)
+        """A Markov chain (else an MDP, whose questions name an optimum)."""
         self.index = {state: i for i, state in enumerate(system.states)}
         n = len(system.states)
         rational = sp.Rational
@@ -398,7 +405,7 @@ class StormSystem:
         components = sp.models.SparseModelComponents[sp.Rational](
             transition_matrix=self.matrix, state_labeling=labelling
         )
-        if isinstance(self.system, MarkovChain):
+        if self.chain:
             return sp.models.SparseDtmc[sp.Rational](components)
         return sp.models.SparseMdp[sp.Rational](components)
 
@@ -419,7 +426,7 @@ class StormSystem:
         if is_state_formula(path):
             inside = sat[path]
             return {s: Fraction(int(s in inside)) for s in index}
-        if isinstance(self.system, MDP) and optimum is None:
+        if not self.chain and optimum is None:
             raise ValueError("an MDP needs optimum='min' or 'max'")
         subformulas = maximal_state_subformulas(path)
         labels = {node: f"f{i}" for i, node in enumerate(subformulas)}
@@ -434,7 +441,7 @@ class StormSystem:
         else:
             _refuse_long_ltl(path, labels)
             formula = storm_path(path, labels)
-        operator = "P" if isinstance(self.system, MarkovChain) else f"P{optimum}"
+        operator = "P" if self.chain else f"P{optimum}"
         text = f"{operator}=? [{formula}]"
         sp = stormpy()
         prop = sp.parse_property(text)

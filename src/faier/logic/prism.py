@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from faier.errors import ModelError
 from faier.logic._storm import (
@@ -31,11 +31,13 @@ from faier.logic._storm import (
 from faier.logic.definitions import prism_definitions
 from faier.logic.expressions import Term, Valuations
 from faier.logic.jani_checks import check_divisions
-from faier.logic.models import LogicModel, logic_model
 from faier.logic.syntax import Formula
-from faier.model.chains import MDP, MarkovChain
 from faier.model.documents import read_document, read_text_file
 from faier.model.probability import parse_number
+
+if TYPE_CHECKING:
+    from faier.logic.models import LogicModel
+    from faier.model.chains import MDP, MarkovChain
 
 SUFFIXES = (".pm", ".prism", ".nm", ".sm")
 JANI_SUFFIXES = (".jani",)
@@ -499,7 +501,13 @@ def _assemble(
 ) -> LogicModel:
     """The built Storm model as a faier model: names, labels, rows (Storm's own matrix
     for a DTMC whose probabilities are constants, see :func:`_constant_probabilities`);
-    ``definitions`` are the PRISM constants and formulas properties may name."""
+    ``definitions`` are the PRISM constants and formulas properties may name.
+
+    The model classes are imported here: a question Storm answers on its build
+    (:mod:`faier.logic.directed`) never reads the build into a model."""
+    from faier.logic.models import logic_model
+    from faier.model.chains import MDP, MarkovChain
+
     order, columns = _state_names(built)
     names = dict(enumerate(order))
     by_label, labels = _labels(built, order)

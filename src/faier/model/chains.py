@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from faier.errors import ModelError
+from faier.model.checked import CheckedChoices, CheckedRows
 
 
 def _check_distribution(row: Mapping[str, Fraction], states: frozenset[str], where: str) -> None:
@@ -25,19 +26,6 @@ def _check_distribution(row: Mapping[str, Fraction], states: frozenset[str], whe
         raise ModelError(
             f"probabilities sum to {sum(row.values(), Fraction(0))}, not 1", where=where
         )
-
-
-class CheckedRows(Mapping[str, Mapping[str, Fraction]]):
-    """Rows whose every distribution its builder has already checked in bulk.
-
-    A model of hundreds of thousands of states built by Storm is checked by
-    Storm's own exact arithmetic and converted row by row only where a row is
-    read; :class:`MarkovChain` then skips its per-row check.
-    """
-
-
-class CheckedChoices(Mapping[str, Mapping[str, Mapping[str, Fraction]]]):
-    """An MDP's actions whose every distribution its builder has already checked in bulk."""
 
 
 @dataclass(frozen=True)
