@@ -73,6 +73,7 @@ CASES = [
     ("consensus.2.prism", {"K": "2"}, 'R{"steps"}min=? [ C<=7 ]'),
     ("csma.2-2.prism", {}, 'R{"time"}max=? [ F "all_delivered" ]'),
     ("csma.2-2.prism", {}, '"named": Rmin=? [ F "all_delivered" & !"collision_max_backoff" ]'),
+    ("nand.prism", {"N": "3", "K": "1"}, "R=? [ F s=4 ]"),  # one unnamed rewards block
     ("several.pm", {}, 'R{"steps"}=? [ F s>=1 ]'),
     ("several.pm", {}, 'R{"steps"}=? [ F "done" | s=2 ]'),
     ("several.pm", {}, 'R{"steps"}=? [ F "done" ]'),  # ∞: missed with 1/2
