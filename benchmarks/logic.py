@@ -441,8 +441,9 @@ def _whole_process_table(quick: bool, runs: int, environment: Mapping[str, str])
     print(f"Whole processes (interpreter start, imports, build, one query), least CPU of {runs},")
     print("  stormpy and faier taking turns")
     print("  stormpy: parse + property-directed exact build + query; faier: faier check --json")
+    print("  (the console entry, faier.cli.entry: a plain check runs without typer)")
     print("  CPU = user + system of the process and its children; x = faier over stormpy")
-    faier = [sys.executable, "-c", "from faier.cli.main import main; main()", "check"]
+    faier = [sys.executable, "-c", "from faier.cli.entry import main; main()", "check"]
     cases = [
         (p.name, MODELS / p.file, p.constants, p.query, p.query)
         for p in (QUICK_PUBLIC if quick else PUBLIC)

@@ -154,3 +154,29 @@ def test_a_prism_question_answered_in_storm_imports_only_its_path() -> None:
     assert "stormpy" in loaded and "faier.logic.directed" in loaded
     for module in (*CHECK_PATH_LEAVES_OUT, "numpy", "scipy", "sympy", "z3", "yaml"):
         assert module not in loaded, module
+
+
+CLI_LIBRARIES = ("typer", "click", "pydantic", "rich")
+"""What the typer command line costs to import (about 0.25 s): a plain ``faier check`` needs
+none of it (``faier.cli.entry``)."""
+
+
+def test_the_console_entry_forks_before_loading_the_work() -> None:
+    """The parent of the command's child stays small: no CLI library, no logic, no Storm."""
+    loaded = _loaded_after("import faier.cli.entry")
+    for heavy in (*HEAVY, *CLI_LIBRARIES, "faier.logic", "faier.core.options"):
+        assert heavy not in loaded, heavy
+
+
+def test_a_plain_check_through_the_console_entry_loads_no_cli_library() -> None:
+    """``faier check FILE.prism -f … --json`` through the console entry: Storm, no typer."""
+    arguments = ["check", str(MODELS / "herman.3.prism"), "-f", "P=? [F x1=x2]", "--json"]
+    loaded = _loaded_after(
+        "from faier.cli.entry import main; import contextlib, io\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"  try: main({arguments!r})\n"
+        "  except SystemExit as done: assert done.code == 0, done.code"
+    )
+    assert "stormpy" in loaded
+    for library in CLI_LIBRARIES:
+        assert not any(m.split(".")[0] == library for m in loaded), library
