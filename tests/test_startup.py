@@ -120,6 +120,7 @@ def test_exact_run_with_a_decimal_budget_does_not_load_sympy() -> None:
 CHECK_PATH_LEAVES_OUT = (
     "faier.core.engine",
     "faier.engine_results",
+    "faier.logic._closeness",
     "faier.mechanisms",
     "faier.logic.examples",
     "faier.logic.files",
@@ -133,10 +134,10 @@ CHECK_PATH_LEAVES_OUT = (
     "difflib",
 )
 """What answering a PRISM question in Storm does not need: the engine registry and the
-travel machinery, the engines' result classes, the built-in examples, faier's own model
-files, the HMM classes, the model a build is read into (Storm answers on its build), the
-checker's evaluators, ε and δ (only a D reads them) and the suggestions of a mistake's
-message."""
+travel machinery, the engines' result classes (``Loss`` among them), a D's witness, the
+built-in examples, faier's own model files, the HMM classes, the model a build is read
+into (Storm answers on its build), the checker's evaluators, ε and δ (only a D reads
+them) and the suggestions of a mistake's message."""
 
 
 def test_a_prism_question_answered_in_storm_imports_only_its_path() -> None:

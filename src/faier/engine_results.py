@@ -1,11 +1,12 @@
-"""The result every engine returns for ``epsilon`` and ``verify``, and its parts.
+"""The result every engine returns for ``epsilon`` and ``verify``, and its parts: the
+exact loss e^ε (``Loss``, also a D's tightest ε in dpCTL*), witnesses, enclosures.
 
 A verdict is ``holds`` only with a proof, ``violated`` only with a witness
 whose two probabilities were computed exactly, and ``unknown`` otherwise,
 with the reason and the bounds found so far.  Kept apart from what every
-report shares (:mod:`faier.results`), so that a command whose report is not a
-``Result`` (``faier check``) does not create these classes; ``from faier.results
-import Result`` still works (loaded on first use).
+report shares (:mod:`faier.results`), so that a report that needs none of these
+classes (``faier check`` on a question Storm answers) does not create them;
+``from faier.results import Result`` still works (loaded on first use).
 """
 
 from __future__ import annotations
@@ -16,7 +17,68 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from fractions import Fraction
 from typing import Any
 
-from faier.results import ExitCode, Loss, ShownAsHtml, Verdict, approximately, loss_of
+from faier.results import ExitCode, ShownAsHtml, Verdict, approximately, natural_log
+
+
+@dataclass(frozen=True, order=True)
+class Loss:
+    """A privacy loss e^ε as an exact ratio; ``ratio=None`` is infinite."""
+
+    ratio: Fraction | None
+
+    @property
+    def infinite(self) -> bool:
+        return self.ratio is None
+
+    @property
+    def value(self) -> float:
+        """ε = ln(ratio) as a float (inf for an infinite loss), however large or small."""
+        if self.ratio is None:
+            return math.inf
+        return natural_log(self.ratio)
+
+    def exceeds(self, other: Loss) -> bool:
+        """Strictly larger loss."""
+        if self.ratio is None:
+            return other.ratio is not None
+        return other.ratio is not None and self.ratio > other.ratio
+
+    def show(self) -> str:
+        """``ln(288/73) ≈ 1.3725``, ``ln(…) ≈ 1.25e-17`` or ``∞``."""
+        if self.ratio is None:
+            return "∞"
+        return f"ln({self.ratio}) ≈ {self.decimal()}"
+
+    def decimal(self) -> str:
+        """ε as a short decimal: four places, or four significant digits below 0.001 (a
+        loss of 1e-20 is not shown as 0)."""
+        assert self.ratio is not None
+        value = self.value
+        if value == 0 and self.ratio != 1:
+            return _tiny_logarithm(self.ratio)
+        if value != 0 and abs(value) < 1e-3:
+            return f"{value:.4g}"
+        return f"{value:.4f}"
+
+    def to_json(self) -> dict[str, Any]:
+        if self.ratio is None:
+            return {"ratio": "inf", "value": "inf"}
+        value = self.value
+        if value == 0 and self.ratio != 1:  # below the float range: the digits, as text
+            return {"ratio": str(self.ratio), "value": _tiny_logarithm(self.ratio)}
+        return {"ratio": str(self.ratio), "value": value}
+
+
+def _tiny_logarithm(ratio: Fraction) -> str:
+    """ln(ratio) for a ratio within 1e-300 of 1, as text (ln(1 + g) = g to within g²)."""
+    gap = ratio - 1
+    digits = Decimal(gap.numerator) / Decimal(gap.denominator)
+    return f"{digits:.4g}"
+
+
+def loss_of(p: Fraction, q: Fraction) -> Loss:
+    """The loss of one outcome: p/q, infinite when q = 0 < p."""
+    return Loss(None) if q == 0 else Loss(p / q)
 
 
 def _compact(value: Any) -> str:

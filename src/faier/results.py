@@ -1,15 +1,16 @@
-"""What every report shares: verdicts, exit codes, the JSON envelope, exact losses.
+"""What every report shares: verdicts, exit codes, the JSON envelope, logarithms of
+exact ratios.
 
-``Result``, the one result type every engine returns, and its parts (witnesses,
-enclosures, proofs) live in :mod:`faier.engine_results` and are loaded from
-here on first use (PEP 562): ``faier check``'s report needs only this module.
+``Result``, the one result type every engine returns, and its parts (exact
+losses, witnesses, enclosures, proofs) live in :mod:`faier.engine_results` and
+are loaded from here on first use (PEP 562): ``faier check``'s report on a
+question Storm answers needs only this module.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from decimal import MAX_EMAX, MIN_EMIN, Decimal, localcontext
 from enum import Enum, IntEnum
 from fractions import Fraction
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from faier.engine_results import CertifiedWitness as CertifiedWitness
     from faier.engine_results import Enclosure as Enclosure
     from faier.engine_results import HorizonRow as HorizonRow
+    from faier.engine_results import Loss as Loss
     from faier.engine_results import ParameterValue as ParameterValue
     from faier.engine_results import ParametricReport as ParametricReport
     from faier.engine_results import Proof as Proof
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from faier.engine_results import Statistics as Statistics
     from faier.engine_results import UnboundedLoss as UnboundedLoss
     from faier.engine_results import Witness as Witness
+    from faier.engine_results import loss_of as loss_of
     from faier.engine_results import show_point as show_point
 
 
@@ -167,67 +170,6 @@ def saturated(value: Fraction) -> float:
         return math.inf if value > 0 else -math.inf
 
 
-@dataclass(frozen=True, order=True)
-class Loss:
-    """A privacy loss e^ε as an exact ratio; ``ratio=None`` is infinite."""
-
-    ratio: Fraction | None
-
-    @property
-    def infinite(self) -> bool:
-        return self.ratio is None
-
-    @property
-    def value(self) -> float:
-        """ε = ln(ratio) as a float (inf for an infinite loss), however large or small."""
-        if self.ratio is None:
-            return math.inf
-        return natural_log(self.ratio)
-
-    def exceeds(self, other: Loss) -> bool:
-        """Strictly larger loss."""
-        if self.ratio is None:
-            return other.ratio is not None
-        return other.ratio is not None and self.ratio > other.ratio
-
-    def show(self) -> str:
-        """``ln(288/73) ≈ 1.3725``, ``ln(…) ≈ 1.25e-17`` or ``∞``."""
-        if self.ratio is None:
-            return "∞"
-        return f"ln({self.ratio}) ≈ {self.decimal()}"
-
-    def decimal(self) -> str:
-        """ε as a short decimal: four places, or four significant digits below 0.001 (a
-        loss of 1e-20 is not shown as 0)."""
-        assert self.ratio is not None
-        value = self.value
-        if value == 0 and self.ratio != 1:
-            return _tiny_logarithm(self.ratio)
-        if value != 0 and abs(value) < 1e-3:
-            return f"{value:.4g}"
-        return f"{value:.4f}"
-
-    def to_json(self) -> dict[str, Any]:
-        if self.ratio is None:
-            return {"ratio": "inf", "value": "inf"}
-        value = self.value
-        if value == 0 and self.ratio != 1:  # below the float range: the digits, as text
-            return {"ratio": str(self.ratio), "value": _tiny_logarithm(self.ratio)}
-        return {"ratio": str(self.ratio), "value": value}
-
-
-def _tiny_logarithm(ratio: Fraction) -> str:
-    """ln(ratio) for a ratio within 1e-300 of 1, as text (ln(1 + g) = g to within g²)."""
-    gap = ratio - 1
-    digits = Decimal(gap.numerator) / Decimal(gap.denominator)
-    return f"{digits:.4g}"
-
-
-def loss_of(p: Fraction, q: Fraction) -> Loss:
-    """The loss of one outcome: p/q, infinite when q = 0 < p."""
-    return Loss(None) if q == 0 else Loss(p / q)
-
-
 __getattr__ = loader(
     "faier.results",
     {
@@ -235,6 +177,7 @@ __getattr__ = loader(
             "CertifiedWitness",
             "Enclosure",
             "HorizonRow",
+            "Loss",
             "ParameterValue",
             "ParametricReport",
             "Proof",
@@ -242,9 +185,11 @@ __getattr__ = loader(
             "Statistics",
             "UnboundedLoss",
             "Witness",
+            "loss_of",
             "show_point",
         )
     },
     within="faier",
 )
-"""``Result`` and its parts, from :mod:`faier.engine_results` on first use."""
+"""``Result`` and its parts (``Loss`` among them), from :mod:`faier.engine_results` on
+first use."""

@@ -16,7 +16,7 @@ Public modules:
 - ``validation`` — a formula's labels, variables and operators checked against a model
 - ``checker``    — ``check`` (verdict per state, the numbers behind each P and D) and
   ``probabilities``
-- ``outcome``    — ``CheckResult`` and its rows
+- ``outcome``    — ``CheckResult`` and its rows (a D's witness, ``Closeness``, in ``_closeness``)
 - ``analysis``   — ``least_delta``: the δ a D needs for a given ε (exact, or Proposition 2)
 
 Internals (``_storm``, ``_evaluate``, ``_mdp``, ``_bounded``, ``_closeness``) talk to Storm,

@@ -4,6 +4,8 @@ With ε = ln(r) (r rational) everything is rational.  Otherwise e^ε is
 transcendental and :meth:`Epsilon.compare_ratio` decides with increasing
 precision; a float comparison with a wide relative margin settles the clear
 cases first, which matters when thousands of action words are compared.
+:class:`Closeness` is one such comparison as a D's witness (loaded with the first D:
+a report of P alone never creates it).
 """
 
 from __future__ import annotations
@@ -12,10 +14,77 @@ import math
 import sys
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
-from faier.logic.outcome import Closeness
+from faier.logic.outcome import Method, compact, differences_first, show_word
 from faier.privacy.budget import Epsilon
 from faier.results import Loss
+
+
+def _frac(value: Fraction | None) -> str | None:
+    return None if value is None else str(value)
+
+
+def _equals(value: Fraction) -> str:
+    text = compact(value)
+    return text if text.startswith("≈") else f"= {text}"
+
+
+@dataclass(frozen=True)
+class Closeness:
+    """One comparison behind a D: Pr(left) against e^ε·Pr(right) + δ.
+
+    On an MDP, ``word`` is the query scheduler's action word (ending in a
+    letter repeated forever when ``repeat`` is set); under Proposition 2,
+    ``p`` is the largest probability from ``left`` over all schedulers and
+    ``q`` the smallest from ``right``.
+    """
+
+    left: str
+    right: str
+    p: Fraction
+    q: Fraction
+    holds: bool
+    margin: Fraction | None
+    margin_value: float
+    method: Method = "storm"
+    word: tuple[str | None, ...] | None = None
+    repeat: str | None = None
+
+    def show(self) -> str:
+        relation = "≤" if self.holds else ">"
+        low, high = {"proposition 2": ("min ", "max "), "every scheduler": ("max ", "min ")}.get(
+            self.method, ("", "")
+        )
+        left, right = differences_first(self.left, self.right)
+        core = (
+            f"{high}Pr({left}) {_equals(self.p)} {relation} e^ε·{low}Pr({right}) + δ"
+            f" where {low}Pr({right}) {_equals(self.q)}"
+        )
+        if self.repeat is not None:
+            prefix = f"{show_word(self.word)}, then " if self.word else ""
+            core += f" under actions {prefix}{self.repeat} forever"
+        elif self.word is not None:
+            core += f" under actions {show_word(self.word)}"
+        return core
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "left": self.left,
+            "right": self.right,
+            "p": str(self.p),
+            "q": str(self.q),
+            "holds": self.holds,
+            "margin": _frac(self.margin),
+            "margin_value": self.margin_value,
+            "method": self.method,
+        }
+        if self.word is not None:
+            out["word"] = [letter if letter is not None else "-" for letter in self.word]
+        if self.repeat is not None:
+            out["repeat"] = self.repeat
+        return out
+
 
 _MARGIN = 1e-9
 FLOAT_MAX = sys.float_info.max

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from faier.errors import FaierError
 from faier.logic._bounded import chain_probability
-from faier.logic._closeness import DiffBudget, closer_to_failing
+from faier.logic._closeness import Closeness, DiffBudget, closer_to_failing
 from faier.logic._mdp import (
     NoQueryAlphabet,
     PairCheck,
@@ -26,7 +26,7 @@ from faier.logic._mdp import (
 from faier.logic._mdp import recheck as mdp_recheck
 from faier.logic._storm import Optimum, StormSystem
 from faier.logic.models import LogicModel
-from faier.logic.outcome import Closeness, OperatorRow
+from faier.logic.outcome import OperatorRow
 from faier.logic.parser import make_room
 from faier.logic.printer import format_formula
 from faier.logic.syntax import (

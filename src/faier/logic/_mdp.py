@@ -30,9 +30,8 @@ from faier.logic._bounded import (
     word_probability,
     word_row,
 )
-from faier.logic._closeness import DiffBudget, closer_to_failing, scaled
+from faier.logic._closeness import Closeness, DiffBudget, closer_to_failing, scaled
 from faier.logic._storm import StormSystem
-from faier.logic.outcome import Closeness
 from faier.logic.syntax import Formula
 from faier.model.chains import MDP, MarkovChain
 from faier.results import Loss

@@ -13,11 +13,12 @@ from dataclasses import replace
 from fractions import Fraction
 
 from faier.errors import BudgetExceeded, SpecError
+from faier.logic._closeness import Closeness
 from faier.logic._evaluate import Evaluator, recheck
 from faier.logic._storm import Optimum
 from faier.logic.models import LogicModel, model_size
 from faier.logic.neighbours import NeighbourRelation, NeighbourSpec, matching_valuation
-from faier.logic.outcome import CheckResult, Closeness, OperatorReport
+from faier.logic.outcome import CheckResult, OperatorReport
 from faier.logic.parser import ParsedFormula, parse_formula
 from faier.logic.printer import format_formula
 from faier.logic.rewards import expected_rewards

@@ -4,33 +4,29 @@ A state's verdict is ``holds`` or ``violated`` only when exact arithmetic
 decided it; ``unknown`` carries the reason (an MDP whose sufficient
 condition failed, a word budget that ran out).  Every D row names the
 comparison that came closest to failing — or the one that failed — with
-both probabilities exactly.
+both probabilities exactly (a :class:`~faier.logic._closeness.Closeness`, loaded
+with the first D).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from faier.results import ExitCode, Loss, ShownAsHtml, Verdict
+from faier.results import ExitCode, ShownAsHtml, Verdict
+
+if TYPE_CHECKING:
+    from faier.logic._closeness import Closeness
+    from faier.results import Loss
 
 Method = Literal["storm", "words", "proposition 2", "every scheduler", "tail words"]
-
-
-def _frac(value: Fraction | None) -> str | None:
-    return None if value is None else str(value)
 
 
 def compact(value: Fraction, limit: int = 24) -> str:
     """A probability as exact text when it is short, else ``≈ 0.0602816`` (JSON keeps it exact)."""
     text = str(value)
     return text if len(text) <= limit else f"≈ {float(value):.6g}"
-
-
-def _equals(value: Fraction) -> str:
-    text = compact(value)
-    return text if text.startswith("≈") else f"= {text}"
 
 
 def show_word(word: tuple[str | None, ...]) -> str:
@@ -66,62 +62,6 @@ def differences_first(left: str, right: str) -> tuple[str, str]:
         return f"{first} | {rest}"
 
     return arranged(a), arranged(b)
-
-
-@dataclass(frozen=True)
-class Closeness:
-    """One comparison behind a D: Pr(left) against e^ε·Pr(right) + δ.
-
-    On an MDP, ``word`` is the query scheduler's action word (ending in a
-    letter repeated forever when ``repeat`` is set); under Proposition 2,
-    ``p`` is the largest probability from ``left`` over all schedulers and
-    ``q`` the smallest from ``right``.
-    """
-
-    left: str
-    right: str
-    p: Fraction
-    q: Fraction
-    holds: bool
-    margin: Fraction | None
-    margin_value: float
-    method: Method = "storm"
-    word: tuple[str | None, ...] | None = None
-    repeat: str | None = None
-
-    def show(self) -> str:
-        relation = "≤" if self.holds else ">"
-        low, high = {"proposition 2": ("min ", "max "), "every scheduler": ("max ", "min ")}.get(
-            self.method, ("", "")
-        )
-        left, right = differences_first(self.left, self.right)
-        core = (
-            f"{high}Pr({left}) {_equals(self.p)} {relation} e^ε·{low}Pr({right}) + δ"
-            f" where {low}Pr({right}) {_equals(self.q)}"
-        )
-        if self.repeat is not None:
-            prefix = f"{show_word(self.word)}, then " if self.word else ""
-            core += f" under actions {prefix}{self.repeat} forever"
-        elif self.word is not None:
-            core += f" under actions {show_word(self.word)}"
-        return core
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "left": self.left,
-            "right": self.right,
-            "p": str(self.p),
-            "q": str(self.q),
-            "holds": self.holds,
-            "margin": _frac(self.margin),
-            "margin_value": self.margin_value,
-            "method": self.method,
-        }
-        if self.word is not None:
-            out["word"] = [letter if letter is not None else "-" for letter in self.word]
-        if self.repeat is not None:
-            out["repeat"] = self.repeat
-        return out
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ from faier.logic.outcome import compact
 from faier.results import Loss, Verdict, natural_log
 
 if TYPE_CHECKING:
-    from faier.logic.outcome import CheckResult, Closeness, OperatorReport
+    from faier.logic._closeness import Closeness
+    from faier.logic.outcome import CheckResult, OperatorReport
 
 
 def _verdict_line(result: CheckResult) -> str:
