@@ -179,5 +179,6 @@ def test_a_plain_check_through_the_console_entry_loads_no_cli_library() -> None:
         "  except SystemExit as done: assert done.code == 0, done.code"
     )
     assert "stormpy" in loaded
+    assert "faier.core.options" not in loaded  # no option given: none of their readers
     for library in CLI_LIBRARIES:
         assert not any(m.split(".")[0] == library for m in loaded), library

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from faier.cli.exits import bad_input_exits, check_report_path, emit
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from rich.console import Console
 
     from faier.logic.outcome import CheckResult
@@ -63,17 +64,12 @@ def run_check(request: CheckRequest) -> NoReturn:
 
 def _checked(request: CheckRequest) -> CheckResult:
     """The work, within ``--timeout`` when one is given."""
-    from faier.core.options import Options, read_settings
-    from faier.errors import SpecError
     from faier.logic import directed, loading
     from faier.logic.parser import ConstantNeeded, ParsedFormula, parse_formula
 
-    try:
-        overrides = read_settings(request.const) if request.const else None
-    except SpecError as exc:
-        raise exc.located("--const") from None
-    limit = Options.parse(timeout=request.timeout).timeout
-    given = Options.parse(settings=list(request.settings) or None).settings
+    overrides = _assignments("--const", request.const)
+    limit = None if request.timeout is None else _seconds(request.timeout)
+    given = _assignments("--set", request.settings) or {}
     words = _word_limit(request.max_words)
 
     def work() -> CheckResult:
@@ -122,6 +118,26 @@ def _checked(request: CheckRequest) -> CheckResult:
     from faier.logic.checker import within
 
     return within(limit, work, request.model, request.formula)
+
+
+def _assignments(flag: str, given: tuple[str, ...]) -> dict[str, str] | None:
+    """``--set``/``--const`` pairs (None: not given), a mistake placed at the flag."""
+    if not given:
+        return None
+    from faier.core.assignments import read_settings
+    from faier.errors import SpecError
+
+    try:
+        return read_settings(given)
+    except SpecError as exc:
+        raise exc.located(flag) from None
+
+
+def _seconds(timeout: float) -> float | None:
+    """``--timeout`` read as every command reads it (:data:`faier.core.options.SPECS`)."""
+    from faier.core.options import Options
+
+    return Options.parse(timeout=timeout).timeout
 
 
 def _word_limit(max_words: int | None) -> int | None:

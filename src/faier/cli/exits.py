@@ -14,11 +14,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
-import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from faier.errors import FaierError, InputError, InternalError
@@ -27,6 +24,8 @@ from faier.results import ExitCode, Report, envelope
 from faier.version import VERSION
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from rich.console import Console
 
     from faier.report.html import Extras
@@ -69,6 +68,9 @@ def error_line(message: str) -> None:
 
 def crash_exit(failure: BaseException) -> int:
     """Report faier's own failure: one line naming a log file with the traceback; exit 4."""
+    import tempfile
+    import traceback
+
     trace = "".join(traceback.format_exception(failure))
     handle, name = tempfile.mkstemp(prefix="faier-internal-error-", suffix=".log")
     with os.fdopen(handle, "w", encoding="utf-8") as log:
