@@ -124,6 +124,7 @@ CHECK_PATH_LEAVES_OUT = (
     "faier.mechanisms",
     "faier.logic.examples",
     "faier.logic.files",
+    "faier.logic.jani_checks",
     "faier.logic.checker",
     "faier.model.files",
     "faier.model.hmm",
@@ -135,9 +136,9 @@ CHECK_PATH_LEAVES_OUT = (
 )
 """What answering a PRISM question in Storm does not need: the engine registry and the
 travel machinery, the engines' result classes (``Loss`` among them), a D's witness, the
-built-in examples, faier's own model files, the HMM classes, the model a build is read
-into (Storm answers on its build), the checker's evaluators, ε and δ (only a D reads
-them) and the suggestions of a mistake's message."""
+built-in examples, JANI's checks, faier's own model files, the HMM classes, the model a
+build is read into (Storm answers on its build), the checker's evaluators, ε and δ (only
+a D reads them) and the suggestions of a mistake's message."""
 
 
 def test_a_prism_question_answered_in_storm_imports_only_its_path() -> None:
