@@ -141,17 +141,25 @@ build is read into (Storm answers on its build), the checker's evaluators, ε an
 a D reads them) and the suggestions of a mistake's message."""
 
 
-def test_a_prism_question_answered_in_storm_imports_only_its_path() -> None:
+@pytest.mark.parametrize(
+    ("model", "formula"),
+    [
+        ("rabin.3.prism", "Pmax=? [ F (p1=2|p2=2|p3=2) ]"),
+        ("rabin.3.prism", "P>=1/2 [ F (p1=2|p2=2|p3=2) ]"),  # decided: an operator report
+        ("herman.3.prism", "R=? [ F x1=x2 ]"),  # a reward question, asked of Storm too
+    ],
+)
+def test_a_prism_question_answered_in_storm_imports_only_its_path(model: str, formula: str) -> None:
     """The library calls ``faier check`` makes on a PRISM file whose question Storm answers."""
-    model, formula = str(MODELS / "rabin.3.prism"), "Pmax=? [ F (p1=2|p2=2|p3=2) ]"
     loaded = _loaded_after(
         "from faier.logic import directed, loading\n"
         "from faier.logic.parser import parse_formula\n"
         "from faier.results import envelope\n"
         f"parsed = parse_formula({formula!r})\n"
-        f"build = loading.build_file({model!r}, None, None, parsed.formula)\n"
+        f"build = loading.build_file({str(MODELS / model)!r}, None, None, parsed.formula)\n"
+        "assert build is not None and directed.answerable(build, parsed)\n"
         "result = directed.answer(build, parsed)\n"
-        "assert envelope(result, 'check')['values'] and result.exit_code == 0"
+        "import json; assert json.dumps(envelope(result, 'check')) and result.exit_code == 0"
     )
     assert "stormpy" in loaded and "faier.logic.directed" in loaded
     for module in (*CHECK_PATH_LEAVES_OUT, "numpy", "scipy", "sympy", "z3", "yaml"):

@@ -19,13 +19,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from faier.errors import FaierError, SpecError
 from faier.logic._storm import StormChoices, StormRows, stormpy
-from faier.logic.models import LogicModel
 from faier.logic.syntax import Reward
-from faier.model.chains import MDP, MarkovChain
+
+if TYPE_CHECKING:
+    from faier.logic.models import LogicModel
 
 TARGET = "faier_target"
 """The label the target φ's states get in the model Storm checks."""
@@ -33,6 +34,8 @@ TARGET = "faier_target"
 
 def storm_model(model: LogicModel) -> Any:
     """The Storm model a PRISM or JANI file was built into, with its reward structures."""
+    from faier.model.chains import MDP, MarkovChain  # a whole model's: directed builds have none
+
     system = model.system
     held = (
         system.transitions
@@ -109,6 +112,8 @@ def expected_rewards(
         state_labeling=labelling,
         reward_models={name: built.reward_models[name]},
     )
+    from faier.model.chains import MDP
+
     mdp = isinstance(model.system, MDP)
     checked = (sp.models.SparseMdp if mdp else sp.models.SparseDtmc)[sp.Rational](components)
     optimum = reward.optimum or ("max" if mdp else "")
