@@ -131,14 +131,16 @@ CHECK_PATH_LEAVES_OUT = (
     "faier.model.parameters",
     "faier.logic.models",
     "faier.model.chains",
+    "faier.model.probability",
     "faier.privacy",
     "difflib",
 )
 """What answering a PRISM question in Storm does not need: the engine registry and the
 travel machinery, the engines' result classes (``Loss`` among them), a D's witness, the
-built-in examples, JANI's checks, faier's own model files, the HMM classes, the model a
-build is read into (Storm answers on its build), the checker's evaluators, ε and δ (only
-a D reads them) and the suggestions of a mistake's message."""
+built-in examples, JANI's checks, faier's own model files, the HMM classes, probabilities
+(a formula's and a PRISM file's numbers are plain rationals), the model a build is read
+into (Storm answers on its build), the checker's evaluators, ε and δ (only a D reads
+them) and the suggestions of a mistake's message."""
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from fractions import Fraction
 
 from faier.errors import ModelError
-from faier.model.probability import parse_number
+from faier.model.numbers import parse_number
 
 _ARITHMETIC = {"+", "-", "*", "/", "min", "max"}
 

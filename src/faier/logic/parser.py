@@ -74,7 +74,7 @@ from faier.logic.syntax import (
     is_state_formula,
     walk,
 )
-from faier.model.probability import parse_number
+from faier.model.numbers import parse_number
 
 if TYPE_CHECKING:
     from faier.privacy.budget import Epsilon

@@ -32,7 +32,7 @@ from faier.logic.definitions import prism_definitions
 from faier.logic.expressions import Term, Valuations
 from faier.logic.syntax import Formula
 from faier.model.documents import read_document, read_text_file
-from faier.model.probability import parse_number
+from faier.model.numbers import parse_number
 
 if TYPE_CHECKING:
     from faier.logic.models import LogicModel
