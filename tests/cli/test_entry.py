@@ -150,6 +150,11 @@ def test_anything_else_is_typers(argv: list[str]) -> None:
     assert entry.request_of(argv) is None
 
 
+def test_shell_completion_is_typers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("_FAIER_COMPLETE", "bash_complete")
+    assert entry.request_of(["check", "m.prism", "-f", "P=? [F x=1]"]) is None
+
+
 # --- the same output and exit code, whole process ------------------------------------------
 
 RUNS = """dtmc

@@ -22,6 +22,7 @@ usage and of its errors, and this door never prints one.
 from __future__ import annotations
 
 import errno
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -59,8 +60,9 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def request_of(argv: Sequence[str]) -> CheckRequest | None:
-    """The request a plain ``check`` command line asks for; None: typer's to read."""
-    if not argv or argv[0] != "check":
+    """The request a plain ``check`` command line asks for; None: typer's to read (and
+    click's shell completion, asked through a ``_FAIER_COMPLETE`` variable)."""
+    if not argv or argv[0] != "check" or any(_completion(name) for name in os.environ):
         return None
     given: dict[str, list[str]] = {}
     models: list[str] = []
@@ -111,6 +113,10 @@ def _request(model: str, given: dict[str, list[str]], as_json: bool) -> CheckReq
         max_words=None if max_words is None else int(max_words),
         timeout=None if timeout is None else float(timeout),
     )
+
+
+def _completion(variable: str) -> bool:
+    return variable.startswith("_") and variable.endswith("_COMPLETE")
 
 
 def _plain_text(word: str) -> bool:
