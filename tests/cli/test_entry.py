@@ -252,3 +252,11 @@ def test_a_failure_of_the_work_ends_alike(runs: str, raised: str, code: int) -> 
     ours = run(ENTRY, argv, fail)
     assert ours == run(TYPER, argv, fail)
     assert ours[2] == code, ours
+
+
+def test_a_missing_stormpy_is_the_same_line_and_exit_2(runs: str) -> None:
+    hidden = "import sys\nsys.modules['stormpy'] = None\n"
+    argv = ["check", runs, "--set", "N=2", "-f", QUERY, "--json"]
+    ours = run(ENTRY, argv, hidden)
+    assert ours == run(TYPER, argv, hidden)
+    assert ours[2] == 2 and "pip install 'faier[logic]'" in ours[1]
