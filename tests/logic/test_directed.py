@@ -166,9 +166,9 @@ def test_zeroconf_gives_the_published_value() -> None:
 
 @pytest.mark.parametrize("kind", ["dtmc", "mdp"])
 def test_a_negative_prism_probability_is_refused_by_storms_build(tmp_path: Path, kind: str) -> None:
-    """A PRISM build's state-dependent rows get only their sums checked after the build
-    (prism._RowKind 'nonnegative'): that rests on Storm's exploration checks refusing a
-    negative probability, which this pins on both paths, faier naming the transition."""
+    """A PRISM build's rows are not checked after the build (prism._RowKind): that rests on
+    Storm's exploration checks refusing a negative probability, which this pins on both
+    paths, faier naming the transition."""
     path = tmp_path / ("negative.pm" if kind == "dtmc" else "negative.nm")
     path.write_text(
         f"{kind}\nmodule m\n  x : [0..3] init 0;\n"
@@ -178,6 +178,44 @@ def test_a_negative_prism_probability_is_refused_by_storms_build(tmp_path: Path,
     )
     question = "P=? [ F x=3 ]" if kind == "dtmc" else "Pmax=? [ F x=3 ]"
     with pytest.raises(ModelError, match=r"a transition probability is (-1/2|3/2)") as fast:
+        build_file(str(path), question=parse_formula(question).formula)
+    with pytest.raises(ModelError) as whole:
+        load_model(str(path))
+    assert fast.value.render() == whole.value.render()
+
+
+SUMS = {
+    "alone": (
+        "module m\n  x : [0..3] init 0;\n"
+        "  [] x<2 -> (x/4+1/4) : (x'=x+1) + 1/4 : (x'=3);\n  [] x>=2 -> true;\nendmodule\n"
+    ),
+    "synchronised": (
+        "module a\n  x : [0..3] init 0;\n"
+        "  [go] x<2 -> 1/2 : (x'=x+1) + 1/2 : (x'=3);\n  [] x>=2 -> true;\nendmodule\n"
+        "module b\n  y : [0..1] init 0;\n"
+        "  [go] true -> (1/2-y/4) : (y'=0) + 1/2 : (y'=1);\nendmodule\n"
+    ),
+    "constant, reached late": (
+        "module m\n  x : [0..3] init 0;\n"
+        "  [] x<2 -> 1/2 : (x'=x+1) + 1/2 : (x'=0);\n"
+        "  [] x=2 -> 1/2 : (x'=3) + 1/4 : (x'=0);\n  [] x=3 -> true;\nendmodule\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", ["dtmc", "mdp"])
+@pytest.mark.parametrize("commands", sorted(SUMS))
+def test_a_prism_row_that_does_not_sum_to_one_is_refused_by_storms_build(
+    tmp_path: Path, kind: str, commands: str
+) -> None:
+    """A PRISM build's rows are not summed after the build (prism._RowKind): that rests on
+    Storm's exploration checks comparing the sum of every enabled command's updates (and of
+    every synchronised product) with 1 exactly, which this pins on both paths, a state
+    reached only after some steps included; faier names the state."""
+    path = tmp_path / ("sums.pm" if kind == "dtmc" else "sums.nm")
+    path.write_text(f"{kind}\n{SUMS[commands]}", encoding="utf-8")
+    question = "P=? [ F x=3 ]" if kind == "dtmc" else "Pmax=? [ F x=3 ]"
+    with pytest.raises(ModelError, match=r"probabilities sum to \d+/\d+, not 1") as fast:
         build_file(str(path), question=parse_formula(question).formula)
     with pytest.raises(ModelError) as whole:
         load_model(str(path))

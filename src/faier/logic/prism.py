@@ -175,13 +175,16 @@ def _constants_once(
     return constants, overrides
 
 
-_RowKind = Literal["stochastic", "constant", "nonnegative", "variable"]
-"""What a build's rows still need checked (:func:`_constant_probabilities`): nothing, their
-sums, or their sums and every entry in [0, 1]; ``nonnegative``: probabilities depend on the
-state, but Storm's PRISM builder refused any that was negative (its exploration checks
-compare each update's probability with 0 exactly), so only the sums are left (with every
-entry at least 0, a row summing to 1 has none above 1).  Storm's JANI builder does not
-refuse a negative probability: its rows are ``variable``."""
+_RowKind = Literal["stochastic", "constant", "variable"]
+"""What a build's rows still need checked: nothing, their sums, or their sums and every
+entry in [0, 1].  A PRISM build that Storm finished with its exploration checks on is
+``stochastic``: in every state it reached, its PRISM builder compared each update's
+probability with 0 and the sum of each enabled command's updates (of each synchronised
+product) with 1, exactly, and refused the file otherwise (``tests/logic/test_directed.py``
+pins both refusals).  Storm's JANI builder does not refuse a negative probability or a row
+that does not sum to 1: its rows are ``variable``.  The other kinds say what the program
+alone shows (:func:`_constant_probabilities`), for the build without checks that names a
+wrong row (:func:`_own_row_error`)."""
 
 
 @dataclass(frozen=True)
@@ -286,19 +289,12 @@ def build_prism(
         Path(path).stem,
         f"PRISM {kind}",
         given,
-        _signs_checked(_constant_probabilities(defined)),
+        "stochastic",  # Storm's exploration checks refused any row that is not a distribution
         _choice_namer,
         definitions,
         prop,
         storm_reads_question=True,
     )
-
-
-def _signs_checked(rows: _RowKind) -> _RowKind:
-    """A PRISM build that Storm finished with its exploration checks on has no negative
-    probability (Storm refuses one, with the update that gives it): its state-dependent
-    rows need only their sums checked."""
-    return "nonnegative" if rows == "variable" else rows
 
 
 def _directed_options(
