@@ -204,3 +204,19 @@ def test_sizes_and_exact_values_are_shown(tmp_path: Path) -> None:
     assert body["size"] == {"states": 2, "transitions": 3}
     mdp = json.loads(run(["interactive-survey", "-f", "Pmax=? [X out1]", "--json"]).stdout)
     assert set(mdp["size"]) == {"states", "transitions", "choices"}
+
+
+def test_neighbours_may_name_a_state_the_question_alone_never_reaches(tmp_path: Path) -> None:
+    """Storm's build for ``P=? [F goal]`` stops at goal and never explores s=3; --neighbors
+    may name any state of the model, so with it the whole model is built."""
+    model = tmp_path / "unreached.pm"
+    model.write_text(
+        "dtmc\nmodule m\n  s : [0..3] init 0;\n  [] s=0 -> 1/2 : (s'=1) + 1/2 : (s'=2);\n"
+        "  [] s=1 -> (s'=3);\n  [] s>=2 -> true;\nendmodule\nlabel \"goal\" = s=1;\n",
+        encoding="utf-8",
+    )
+    result = run([str(model), "-f", 'P=? [F "goal"]', "--neighbors", "s=3~s=2", "--json"])
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["values"] == {"s=0": "1/2"}
+    assert data["size"]["states"] == 4

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from faier.errors import ModelError
+from faier.errors import InternalError, ModelError
 from faier.logic import CheckResult, check, directed
 from faier.logic.loading import build_file, load_model
 from faier.logic.parser import FormulaError, parse_formula
@@ -76,6 +76,16 @@ def test_storms_answer_on_the_directed_build_is_faiers_on_the_whole_model(
     # the directed build's counts: what Storm built for the question
     model = build.model()
     assert answer.size == check(model, parsed).size
+    # built for the answer alone (faier check): no other label, no choice names, same answer
+    lean = build_file(str(MODELS / file), constants, question=parsed.formula, for_answer=True)
+    assert lean is not None and lean.for_answer and directed.answerable(lean, parsed)
+    assert not lean.built.has_choice_labeling()
+    assert set(lean.built.labeling.get_labels()) <= set(build.built.labeling.get_labels())
+    short = directed.answer(lean, parsed)
+    for field in (*fields, "witness", "reason", "quantity", "values", "size"):
+        assert getattr(short, field) == getattr(answer, field), field
+    with pytest.raises(InternalError, match="read as a model"):
+        lean.model()
 
 
 def test_a_question_storm_cannot_direct_is_not_answered_here() -> None:

@@ -79,13 +79,11 @@ def _checked(request: CheckRequest) -> CheckResult:
             parsed: ParsedFormula | None = parse_formula(request.formula)
         except ConstantNeeded:  # F<=B: read again with the model's constants
             parsed = None
-        question = None if request.state or parsed is None else parsed.formula
-        build = loading.build_file(request.model, given, overrides, question)
+        whole = bool(request.state) or request.neighbors is not None  # every state may be named
+        question = None if whole or parsed is None else parsed.formula
+        build = loading.build_file(request.model, given, overrides, question, for_answer=True)
         if (
-            build is not None
-            and parsed is not None
-            and request.neighbors is None
-            and directed.answerable(build, parsed)
+            build is not None and parsed is not None and directed.answerable(build, parsed)
         ):  # Storm answers the question it built the model for
             built = time.perf_counter()
             result = directed.answer(build, parsed)
@@ -96,7 +94,7 @@ def _checked(request: CheckRequest) -> CheckResult:
 
         target = (
             build.model()
-            if build is not None
+            if build is not None and not build.for_answer
             else loading.load_model(request.model, given, overrides, question)
         )
         if parsed is None:

@@ -68,13 +68,16 @@ def build_file(
     settings: Mapping[str, str] | None = None,
     overrides: Mapping[str, str] | None = None,
     question: Formula | None = None,
+    *,
+    for_answer: bool = False,
 ) -> prism.Build | None:
     """Storm's build of a PRISM or JANI file (for ``question`` where Storm can direct it),
     not yet read into a model; None for a built-in example (whose name has no file suffix)
-    or a faier model file."""
+    or a faier model file.  ``for_answer``: a PRISM build directed at ``question`` serves
+    Storm's answer alone (:attr:`~faier.logic.prism.Build.for_answer`)."""
     suffix = Path(target).suffix.lower()
     if suffix in prism.SUFFIXES:
-        return prism.build_prism(target, settings, overrides, question)
+        return prism.build_prism(target, settings, overrides, question, for_answer=for_answer)
     if suffix in prism.JANI_SUFFIXES:
         return prism.build_jani(target, settings, overrides, question)
     return None

@@ -20,7 +20,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from faier.errors import ModelError
+from faier.errors import InternalError, ModelError
 from faier.logic._storm import (
     StormChoices,
     StormRows,
@@ -207,9 +207,14 @@ class Build:
     Storm's JANI build drops a variable no edge writes from the state, and then reads
     ``y = 1`` over it as false in every state (the fuzzer's kind ``models``, seed
     11000102: Pmax 0 instead of 127/343); faier evaluates such formulas itself."""
+    for_answer: bool = False
+    """Built for Storm's answer alone (``faier check`` with no --neighbors or --state): only
+    the question's labels and no choice names, which only :meth:`model` reads."""
 
     def model(self) -> LogicModel:
         """The build as a faier model: every state named, rows and labels read."""
+        if self.for_answer:
+            raise InternalError("a build made for Storm's answer alone was read as a model")
         return _assemble(
             self.built,
             self.name,
@@ -246,8 +251,12 @@ def build_prism(
     constants: Mapping[str, str] | None = None,
     overrides: Mapping[str, str] | None = None,
     question: Formula | None = None,
+    *,
+    for_answer: bool = False,
 ) -> Build:
-    """Storm's exact build of a PRISM DTMC or MDP (see :func:`load_prism`), not yet read."""
+    """Storm's exact build of a PRISM DTMC or MDP (see :func:`load_prism`), not yet read;
+    ``for_answer``: for Storm to answer ``question`` and nothing else (:attr:`Build.for_answer`),
+    where Storm can direct the build at it."""
     source = str(path)
     text = read_text_file(Path(path), source)  # missing, a folder, not UTF-8: before Storm reads it
     program = _parse(Path(path), source)
@@ -278,7 +287,7 @@ def build_prism(
 
     labels = {label.name for label in defined.labels} | {"init", "deadlock"}
     structures = [reward.name for reward in defined.reward_models]
-    options, prop = _directed_options(sp, defined, question, labels, structures)
+    options, prop = _directed_options(sp, defined, question, labels, structures, for_answer)
     try:
         built = sp.build_model[sp.Rational](defined, options=options or _builder_options(sp))
     except RuntimeError as exc:
@@ -294,6 +303,7 @@ def build_prism(
         definitions,
         prop,
         storm_reads_question=True,
+        for_answer=for_answer and prop is not None,
     )
 
 
@@ -303,13 +313,17 @@ def _directed_options(
     question: Formula | None,
     labels: set[str],
     structures: Sequence[str] | None = None,
+    for_answer: bool = False,
 ) -> tuple[Any, Any]:
     """Storm's builder options for one question (property-directed: its labels, its
     terminal states, the one reward structure it names), with the valuations, choice labels
     and origins faier names by, and the question as Storm's property; (None, None) when the
     question needs the full model.  ``labels``: the names Storm reads as labels (PRISM
     labels, JANI transient variables), quoted in its text; ``structures``: the reward
-    structures (None: a reward question is built whole, as JANI's are)."""
+    structures (None: a reward question is built whole, as JANI's are).  ``for_answer``: the
+    build serves Storm's answer alone, which reads only the question's labels and names no
+    choice (every label and the choice names cost a fifth of the build on the dining
+    cryptographers, N = 5)."""
     text = None if question is None else storm_question(question, labels.__contains__, structures)
     if text is None:
         return None, None
@@ -318,12 +332,13 @@ def _directed_options(
     except RuntimeError:
         return None, None
     options = sp.BuilderOptions([p.get_raw_formula() for p in properties])
-    options.set_build_all_labels(True)  # --neighbors may name any label
-    options.set_build_state_valuations(True)
-    if str(program.model_type).endswith("MDP"):  # choices are named by labels and origins
-        options.set_build_choice_labels(True)
-        options.set_build_choice_origins(True)
     options.set_exploration_checks(True)
+    options.set_build_state_valuations(True)  # states are named by their valuations
+    if not for_answer:
+        options.set_build_all_labels(True)  # --neighbors may name any label
+        if str(program.model_type).endswith("MDP"):  # choices are named by labels and origins
+            options.set_build_choice_labels(True)
+            options.set_build_choice_origins(True)
     return options, properties[0]
 
 
