@@ -315,7 +315,7 @@ def check_rewards(mdp: RandomMdp, prism_file: Path, check: Check) -> None:
         check.expect(got == reference, f"faier ({kind}): {got}, stormpy {reference} ({question})")
     check.used("faier-prism-rewards-answered-in-storm")
     try:
-        build = build_file(str(prism_file), question=parsed.formula)
+        build = build_file(str(prism_file), question=parsed.formula, for_answer=True)
         assert build is not None and directed_answer.answerable(build, parsed)
         got = directed_answer.answer(build, parsed).values[0][1]
     except Exception as exc:
@@ -376,7 +376,7 @@ def case_models(seed: int, check: Check) -> str:
         parsed = parse_formula(mdp.question)
         check.used("faier-prism-answered-in-storm")
         try:  # faier check's path on a PRISM file: Storm answers what it built the model for
-            build = build_file(str(prism_file), question=parsed.formula)
+            build = build_file(str(prism_file), question=parsed.formula, for_answer=True)
             assert build is not None and directed_answer.answerable(build, parsed)
             got = directed_answer.answer(build, parsed).values[0][1]
             jani_build = build_file(str(jani_file), question=parsed.formula)
