@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck check bench clean
+.PHONY: demo test lint typecheck check bench parser clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,9 @@ check: lint typecheck test
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+
+parser: $(STAMP)
+	$(BIN)/python scripts/regenerate_parser.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -134,13 +134,15 @@ CHECK_PATH_LEAVES_OUT = (
     "faier.model.probability",
     "faier.privacy",
     "difflib",
+    "lark",
 )
 """What answering a PRISM question in Storm does not need: the engine registry and the
 travel machinery, the engines' result classes (``Loss`` among them), a D's witness, the
 built-in examples, JANI's checks, faier's own model files, the HMM classes, probabilities
 (a formula's and a PRISM file's numbers are plain rationals), the model a build is read
 into (Storm answers on its build), the checker's evaluators, ε and δ (only a D reads
-them) and the suggestions of a mistake's message."""
+them), the suggestions of a mistake's message, and lark (formulas are read by the parser
+generated from the grammar, ``faier.logic._dpctl_lalr``)."""
 
 
 @pytest.mark.parametrize(

@@ -212,7 +212,7 @@ def test_neighbours_may_name_a_state_the_question_alone_never_reaches(tmp_path: 
     model = tmp_path / "unreached.pm"
     model.write_text(
         "dtmc\nmodule m\n  s : [0..3] init 0;\n  [] s=0 -> 1/2 : (s'=1) + 1/2 : (s'=2);\n"
-        "  [] s=1 -> (s'=3);\n  [] s>=2 -> true;\nendmodule\nlabel \"goal\" = s=1;\n",
+        '  [] s=1 -> (s\'=3);\n  [] s>=2 -> true;\nendmodule\nlabel "goal" = s=1;\n',
         encoding="utf-8",
     )
     result = run([str(model), "-f", 'P=? [F "goal"]', "--neighbors", "s=3~s=2", "--json"])

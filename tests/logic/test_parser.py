@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -353,27 +352,3 @@ def test_other_prism_constructs_are_refused_by_name(text: str, column: int, mess
         parse(text)
     assert caught.value.where == f"formula, column {column}"
     assert caught.value.message == message
-
-
-def test_the_parser_tables_are_cached_in_the_users_cache_folder_or_nowhere(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Issue 25 (speed): the LALR tables are kept under $XDG_CACHE_HOME/faier; where that
-    folder cannot be made (a file is in the way) nothing is cached and parsing still works."""
-    from lark import Lark
-
-    from faier.logic import parser
-
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    where = parser._cache_file()
-    assert where is not None and Path(where).parent == tmp_path / "faier"
-    blocked = tmp_path / "blocked"
-    blocked.write_text("", encoding="utf-8")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
-    assert parser._cache_file() is None
-    options = {"parser": "lalr", "propagate_positions": True, "maybe_placeholders": False}
-    fresh = Lark(parser.GRAMMAR, **options)
-    Lark(parser.GRAMMAR, cache=where, **options)
-    cached = Lark(parser.GRAMMAR, cache=where, **options)
-    text = "P=? [ F s=4 & z/N<0.1 ]"
-    assert cached.parse(text) == fresh.parse(text)

@@ -24,7 +24,7 @@ class DpctlEngine(AnswersAnotherCommand):
     refused = REFUSAL
 
     def backends(self) -> tuple[Backend, ...]:
-        return installed("stormpy", "lark")
+        return installed("stormpy")
 
 
 ENGINE = DpctlEngine()

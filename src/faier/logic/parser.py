@@ -25,7 +25,6 @@ evaluating, printing), so a deeper formula would exhaust Python's stack.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -33,21 +32,23 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
-from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
-import lark
-from lark import Lark, Token, Transformer, Tree, v_args
-from lark.exceptions import (
+from faier.errors import SpecError
+from faier.logic import _dpctl_lalr
+from faier.logic._dpctl_lalr import (
+    Lark,
+    Token,
+    Transformer,
+    Tree,
     UnexpectedCharacters,
     UnexpectedEOF,
     UnexpectedInput,
     UnexpectedToken,
     VisitError,
+    v_args,
 )
-
-from faier.errors import SpecError
 from faier.logic.expressions import FUNCTIONS, Term, is_condition, show_term
 from faier.logic.syntax import (
     TEMPORAL,
@@ -78,96 +79,6 @@ from faier.model.numbers import parse_number
 
 if TYPE_CHECKING:
     from faier.privacy.budget import Epsilon
-
-GRAMMAR = r"""
-start: property_name? path SEMICOLON?
-property_name: ESCAPED ":"
-
-?path: ite
-     | ite UNTIL step_bound? ite                -> until
-?ite: prop
-    | prop QMARK prop COLON ite                 -> ite
-?prop: disj
-     | prop IMPLIES disj                        -> implies
-?disj: conj
-     | disj OR conj                             -> or_
-?conj: unary
-     | conj AND unary                           -> and_
-?unary: primary
-      | NOT unary                               -> not_
-      | NEXT ite                                -> next_
-      | FINALLY step_bound? ite                 -> finally_
-      | GLOBALLY step_bound? ite                -> globally
-step_bound: COMPARE signed
-          | COMPARE NAME                        -> named_step_bound
-?primary: arith                                 -> value
-        | ESCAPED                               -> quoted_atom
-        | TRUE                                  -> true
-        | FALSE                                 -> false
-        | "(" path ")"
-        | prob_kind COMPARE signed "[" path "]"          -> prob_bound
-        | prob_kind EQUALS "?" "[" path "]"              -> prob_query
-        | prob_kind IN interval "[" path "]"             -> prob_interval
-        | DIFF "{" eps ("," delta)? "}" "[" path "]"     -> diff
-        | arith comparison arith                 -> compare
-delta: MINUS? NUMBER
-comparison: COMPARE | EQUALS | UNEQUAL
-?arith: arith_term | arith_sum
-?arith_term: arith_factor | arith_product
-?arith_sum: arith "+" arith_term                -> add
-          | arith MINUS arith_term              -> sub
-?arith_product: arith_term "*" arith_factor     -> mul
-              | arith_term "/" arith_factor     -> div
-?arith_factor: NAME                             -> var
-             | NUMBER                           -> num
-             | MINUS arith_factor               -> neg
-             | NAME "(" arith ("," arith)* ")"  -> call
-             | "(" arith_sum ")"
-             | "(" arith_product ")"
-             | "(" prop QMARK prop COLON ite ")"  -> paren_ite
-prob_kind: PROB | PMIN | PMAX | PROB OPTIMUM
-interval: "[" signed "," signed "]"             -> closed_closed
-        | "(" signed "," signed "]"             -> open_closed
-        | "[" signed "," signed ")"             -> closed_open
-        | "(" signed "," signed ")"             -> open_open
-signed: NUMBER | MINUS NUMBER
-eps: eps_sum
-?eps_sum: eps_prod | eps_sum ("+" | MINUS) eps_prod
-?eps_prod: eps_unary | eps_prod ("*" | "/") eps_unary
-?eps_unary: eps_power | MINUS eps_unary
-?eps_power: eps_atom | eps_atom "^" eps_unary
-?eps_atom: NUMBER | NAME | NAME "(" eps_sum ")" | "(" eps_sum ")"
-
-IMPLIES: "->" | "=>" | "→"
-OR: "|" | "∨"
-AND: "&" | "∧"
-NOT: "!" | "¬"
-UNTIL: "U"
-NEXT: "X"
-FINALLY: "F"
-GLOBALLY: "G"
-TRUE: "true"
-FALSE: "false"
-PROB: "P"
-PMIN: "Pmin"
-PMAX: "Pmax"
-OPTIMUM: "min" | "max"
-DIFF: "D"
-IN: "in"
-COMPARE: "<=" | ">=" | "<" | ">"
-EQUALS: "="
-UNEQUAL: "!="
-MINUS: "-"
-NUMBER: /\d+(\.\d+)?([eE][+-]?\d+)?(\/\d+)?/ | /\.\d+([eE][+-]?\d+)?/
-NAME: /[A-Za-z_][A-Za-z0-9_]*/
-ESCAPED: /"(\\.|[^"\\\n])*"/
-SEMICOLON: ";"
-QMARK: "?"
-COLON: ":"
-
-%import common.WS
-%ignore WS
-"""
 
 _Node = TypeVar("_Node")
 
@@ -362,29 +273,10 @@ def _error(text: str, position: Position | None, message: str, fix: str | None) 
 
 @cache
 def _parser() -> Lark:
-    """The LALR parser, its tables kept in the user's cache folder: computing them takes
-    most of a short ``faier check`` (0.19 s of 0.31 s on rabin.3).  Lark reuses a cached
-    file only when its first line is the digest of this grammar and these options."""
-    return Lark(
-        GRAMMAR,
-        parser="lalr",
-        propagate_positions=True,
-        maybe_placeholders=False,
-        cache=_cache_file() or False,
-    )
-
-
-def _cache_file() -> str | None:
-    """Where the parser's tables are kept (``$XDG_CACHE_HOME/faier``, else ``~/.cache/faier``);
-    None where no such folder can be made (the tables are then computed every time)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    folder = Path(base) / "faier"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except (OSError, RuntimeError):  # RuntimeError: no home folder
-        return None
-    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    return str(folder / f"dpctl-lark-{lark.__version__}-py{version}.cache")
+    """The LALR parser that lark's stand-alone tool generated from the grammar
+    (:mod:`faier.logic.grammar`, ``scripts/regenerate_parser.py``): its tables load as
+    Python literals, without lark, its grammar compiler or a cache file."""
+    return _dpctl_lalr.new_parser()
 
 
 def parse_formula(
@@ -990,7 +882,7 @@ class _Builder(Transformer[Token, Formula]):
         """``P``, ``Pmin``, ``Pmax``, or PRISM's spaced ``P min`` / ``P max``."""
         if optimum is None:
             return token
-        return Token.new_borrow_pos("PMIN" if optimum == "min" else "PMAX", f"P{optimum}", token)
+        return token.update("PMIN" if optimum == "min" else "PMAX", f"P{optimum}")
 
     def prob_bound(
         self, meta: Any, kind: Token, op: Token, value: tuple[Fraction, Any], path: Formula
