@@ -135,14 +135,16 @@ CHECK_PATH_LEAVES_OUT = (
     "faier.privacy",
     "difflib",
     "lark",
+    "tempfile",
 )
 """What answering a PRISM question in Storm does not need: the engine registry and the
 travel machinery, the engines' result classes (``Loss`` among them), a D's witness, the
 built-in examples, JANI's checks, faier's own model files, the HMM classes, probabilities
 (a formula's and a PRISM file's numbers are plain rationals), the model a build is read
 into (Storm answers on its build), the checker's evaluators, ε and δ (only a D reads
-them), the suggestions of a mistake's message, and lark (formulas are read by the parser
-generated from the grammar, ``faier.logic._dpctl_lalr``)."""
+them), the suggestions of a mistake's message, lark (formulas are read by the parser
+generated from the grammar, ``faier.logic._dpctl_lalr``) and ``tempfile`` (a JANI file and
+``--const`` copy the model to a temporary folder)."""
 
 
 @pytest.mark.parametrize(
@@ -195,3 +197,15 @@ def test_a_plain_check_through_the_console_entry_loads_no_cli_library() -> None:
     assert "faier.core.options" not in loaded  # no option given: none of their readers
     for library in CLI_LIBRARIES:
         assert not any(m.split(".")[0] == library for m in loaded), library
+
+
+def test_an_isolated_call_without_progress_loads_neither_the_relay_nor_tempfile() -> None:
+    """The command's child (``call_isolated``) passes its outcome through an anonymous file
+    in memory (``memfd_create``) and relays no progress: neither module is loaded."""
+    loaded = _loaded_after(
+        "from faier.mechanisms import isolation\n"
+        "assert isolation.call_isolated(len, [1, 2, 3]) == 3"
+    )
+    assert "faier.mechanisms.isolation" in loaded
+    for module in ("faier.mechanisms.relay", "tempfile"):
+        assert module not in loaded, module

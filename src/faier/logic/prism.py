@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -488,6 +487,8 @@ def _parse_jani(
                 )
             declared[name].pop("value", None)
         text = json.dumps(document)
+    import tempfile  # JANI files and --const only: a PRISM question's start does without it
+
     with tempfile.TemporaryDirectory() as folder:
         copy = Path(folder) / path.name
         copy.write_text(text, encoding="utf-8")
@@ -640,6 +641,8 @@ def _override(program: Any, path: Path, source: str, overrides: Mapping[str, str
         blank = "".join("\n" if c == "\n" else " " for c in text[start:end])
         text = text[:start] + blank + text[end:]
         masked = masked[:start] + blank + masked[end:]
+    import tempfile  # --const only: a PRISM question's start does without it
+
     with tempfile.TemporaryDirectory() as folder:
         copy = Path(folder) / path.name
         copy.write_text(text, encoding="utf-8")

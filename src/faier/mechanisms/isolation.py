@@ -39,7 +39,6 @@ import pickle
 import select
 import signal
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -256,19 +255,22 @@ def _isolated(
     deadline = None if timeout is None else time.monotonic() + timeout
     relayed = progress is not _RELAYED
     with contextlib.ExitStack() as stack:
-        box = stack.enter_context(tempfile.TemporaryFile())
-        paper = stack.enter_context(tempfile.TemporaryFile())
+        box = stack.enter_context(_scratch("faier-outcome"))
+        paper = stack.enter_context(_scratch("faier-note"))
         paper.truncate(_NOTE_BYTES)
         page = stack.enter_context(mmap.mmap(paper.fileno(), _NOTE_BYTES))
         # unwatched, a Ctrl-C is the parent's (it kills the child): the page's mark stays 0
-        from faier.mechanisms import relay  # here: the faier command's start needs neither
-
-        pipes = relay.Pipes() if relayed and progress is not None else None
-        if pipes is not None:
-            stack.callback(pipes.close)
         page[_WATCHING] = 1 if watching else 0
-        server = None if pipes is None else relay.Server(progress, pipes.requests, pipes.answers)
-        link = None if pipes is None else pipes.link(progress)
+        pipes: relay.Pipes | None = None
+        server: relay.Server | None = None
+        link: relay.Link | None = None
+        if relayed and progress is not None:
+            from faier.mechanisms import relay  # a call without progress never loads it
+
+            pipes = relay.Pipes()
+            stack.callback(pipes.close)
+            server = relay.Server(progress, pipes.requests, pipes.answers)
+            link = pipes.link(progress)
         # the mask as it is (a signal handler that raises here changes nothing), then blocked
         # inside the try: Python runs pending handlers in pthread_sigmask, and one that
         # raised after the block left the watched signals blocked in this thread for good
@@ -310,6 +312,16 @@ def _isolated(
                 raise KeyboardInterrupt
             signal.raise_signal(received)
         raise EndedWithoutResult(_how(status), _read_note(page))
+
+
+def _scratch(name: str) -> IO[bytes]:
+    """An anonymous file for the child's outcome or notes: in memory on Linux
+    (``memfd_create``), which spares every command the ``tempfile`` module and the disk."""
+    if hasattr(os, "memfd_create"):
+        return os.fdopen(os.memfd_create(name, os.MFD_CLOEXEC), "w+b")
+    import tempfile
+
+    return tempfile.TemporaryFile()
 
 
 def _flush() -> None:
@@ -541,7 +553,7 @@ def _spawn(
             "faier cannot start a new Python process here (sys.executable is empty)",
             fix="call faier from a process without other threads, or from the faier command",
         )
-    with tempfile.TemporaryFile() as payload:
+    with _scratch("faier-work") as payload:
         payload.write(travel.portable((function, args)))
         payload.flush()
         spec = {
