@@ -14,8 +14,11 @@ import multiprocessing
 import os
 import select
 import signal
+import threading
 import time
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -190,16 +193,38 @@ def start(job: Job, running: list[Running]) -> None:
     the caller's output open (and waiting for it) after faier has exited.
     """
     read_fd, write_fd = os.pipe()
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
+    with _ctrl_c_held():
         pid = os.fork()
         if pid == 0:
             _run_child(job, read_fd, write_fd)
         os.close(write_fd)
         now = time.monotonic()
         running.append(Running(job, pid, read_fd, now, now + job.timeout + grace(job.timeout)))
+
+
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """SIGINT blocked in this thread and, in the main thread, only noted by its handler;
+    afterwards the mask and the handler are put back and a noted SIGINT is raised again.
+
+    The mask alone holds it back in this thread only: the kernel gives a process's
+    SIGINT to any thread that does not block it (a Dask client's), and the main
+    thread then runs the handler at its next check, inside the stretch.
+    """
+    noted: list[int] = []
+    previous = signal.getsignal(signal.SIGINT)
+    noting = threading.current_thread() is threading.main_thread() and previous is not None
+    if noting:  # (None: a handler set outside Python, which could not be put back)
+        signal.signal(signal.SIGINT, lambda number, _: noted.append(number))
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        if noting:
+            signal.signal(signal.SIGINT, previous)
+            if noted:
+                signal.raise_signal(signal.SIGINT)
 
 
 def _run_child(job: Job, read_fd: int, write_fd: int) -> NoReturn:
