@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
@@ -220,3 +223,25 @@ def test_neighbours_may_name_a_state_the_question_alone_never_reaches(tmp_path: 
     data = json.loads(result.stdout)
     assert data["values"] == {"s=0": "1/2"}
     assert data["size"]["states"] == 4
+
+
+def test_an_answer_of_thousands_of_digits_is_printed_whole(tmp_path: Path) -> None:
+    """P=? [F<=10000 s=1] = 1 − (2/3)^10000, 4772 digits over 4772: Python's 4300-digit limit
+    on int(text) and str(int) once ended this in exit 4 (brp, N = 512: 11,357 digits)."""
+    model = tmp_path / "coin.pm"
+    model.write_text(
+        "dtmc\nmodule m\n  s : [0..1] init 0;\n"
+        "  [] s=0 -> 1/3 : (s'=1) + 2/3 : (s'=0);\n  [] s=1 -> true;\nendmodule\n",
+        encoding="utf-8",
+    )
+    command = [sys.executable, "-c", "from faier.cli.entry import main; main()", "check"]
+    done = subprocess.run(
+        [*command, str(model), "-f", "P=? [F<=10000 s=1]", "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    numerator, _, denominator = json.loads(done.stdout)["values"]["s=0"].partition("/")
+    value = Fraction(int(Decimal(numerator)), int(Decimal(denominator)))
+    assert len(denominator) == 4772 and value == 1 - Fraction(2, 3) ** 10000

@@ -7,13 +7,14 @@ survey ended the process with SIGSEGV).
 
 from __future__ import annotations
 
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 from faier.logic import check, probabilities
-from faier.logic._storm import LTL_BOUND_LIMIT, StormLimit
+from faier.logic._storm import LTL_BOUND_LIMIT, StormLimit, stormpy, to_fraction
 from faier.logic.examples import build_example
 from faier.logic.loading import load_model
 
@@ -62,3 +63,16 @@ def test_check_with_a_timeout_answers_unknown_in_time() -> None:
     assert stopped.reason is not None and "time limit" in stopped.reason
     answered = check(survey, "P=? [X out1]", timeout=60)
     assert answered.values == check(survey, "P=? [X out1]").values
+
+
+@pytest.mark.parametrize("digits", [1, 4000, 4301, 12000])
+def test_storms_rationals_of_any_length_are_read_exactly(digits: int) -> None:
+    """Python refuses int(text) past 4300 digits; Storm's exact answers can be longer."""
+    numerator, denominator = -(7 ** (digits * 6 // 5)), 3 ** (digits * 2 + 1)
+    text = f"{_decimal(numerator)}/{_decimal(denominator)}"
+    assert to_fraction(stormpy().Rational(text)) == Fraction(numerator, denominator)
+
+
+def _decimal(n: int) -> str:
+    """``n`` in decimal digits, past the 4300 that ``str`` writes (``Decimal`` has no limit)."""
+    return str(Decimal(n))

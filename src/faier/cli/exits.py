@@ -126,7 +126,13 @@ def run_command(run: Callable[[A], int], argument: A) -> int:
     User code that ends the process (``os._exit``, a signal, a crash) ends in
     exit 4 naming it.  With standard streams that are not files (a caller
     capturing them in memory) it runs in this process.
+
+    The process is faier's command, whose product is exact numbers of any length:
+    Python's limit on converting an int to or from decimal text (4300 digits, a
+    guard against untrusted input) is lifted, so an answer such as brp's with
+    N = 512 (11,357 digits) is printed whole instead of ending in exit 4.
     """
+    sys.set_int_max_str_digits(0)
     if not isolation.can_isolate() or not _streams_are_files():
         return run(argument)
     try:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from decimal import Decimal
 from fractions import Fraction
 from functools import cache
 from types import ModuleType
@@ -69,8 +70,19 @@ def stormpy() -> ModuleType:
 
 
 def to_fraction(value: Any) -> Fraction:
-    """A stormpy Rational as a Fraction (through its exact text)."""
-    return Fraction(str(value))
+    """A stormpy Rational as a Fraction, through its exact text.  A long numerator or
+    denominator is read by ``Decimal``, exactly: ``int(text)`` refuses more than 4300 digits
+    (Python's guard against untrusted text), and Storm's exact answers can be far longer
+    (brp with N = 512: 11,357 digits)."""
+    text = str(value)
+    if len(text) <= _INT_TEXT_DIGITS:
+        return Fraction(text)
+    numerator, _, denominator = text.partition("/")
+    return Fraction(int(Decimal(numerator)), int(Decimal(denominator or "1")))
+
+
+_INT_TEXT_DIGITS = 4000
+"""Texts up to this long are read by ``Fraction`` itself (under the 4300-digit guard)."""
 
 
 def _wrap(node: Formula, labels: Mapping[Formula, str], quote: bool = True) -> str:
