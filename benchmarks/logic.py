@@ -420,6 +420,7 @@ def best(
 
 
 def _stormpy_values(output: str) -> tuple[int, list[Fraction]]:
+    sys.set_int_max_str_digits(0)  # exact answers can be longer than 4300 digits (brp 512-5)
     states, _, values = output.strip().splitlines()[-1].partition(" ")
     return int(states), sorted(Fraction(v) for v in json.loads(values.replace("'", '"')))
 
