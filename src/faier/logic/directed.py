@@ -10,8 +10,9 @@ Storm whole, for the initial states only, and faier reads no more of the build
 than the answer shows: the initial
 states' names, the labels' and variables' names (the formula is checked as
 :func:`faier.logic.checker.check` checks it, :mod:`faier.logic.validation`),
-Storm's counts.  The rows are checked as for every build
-(:func:`faier.logic.prism.check_rows`).  The answer is the one
+Storm's counts.  Only a build whose rows Storm's own checks already
+compared exactly is answered here (a PRISM build, :data:`faier.logic.prism._RowKind`
+``stochastic``); a JANI build's rows are checked on the whole model.  The answer is the one
 ``load_model(..., question=...)`` and ``check`` give, without naming the other
 states, reading their labels and valuations, or evaluating the state formulas
 in every state.  A reward question's build holds the one reward structure it
@@ -34,7 +35,7 @@ from faier.logic.neighbours import NeighbourRelation
 from faier.logic.outcome import CheckResult, ModelSize, OperatorReport, OperatorRow
 from faier.logic.parser import ParsedFormula
 from faier.logic.printer import format_formula
-from faier.logic.prism import Build, check_rows, state_names_of
+from faier.logic.prism import Build, state_names_of
 from faier.logic.syntax import Prob, Query, Reward
 from faier.logic.validation import validate
 from faier.results import Verdict
@@ -48,6 +49,7 @@ def answerable(build: Build, parsed: ParsedFormula) -> bool:
     return (
         build.question is not None
         and build.storm_reads_question
+        and build.rows == "stochastic"  # nothing left to check in the rows after the build
         and isinstance(parsed.formula, Prob | Reward)
     )
 
@@ -59,7 +61,6 @@ def answer(build: Build, parsed: ParsedFormula) -> CheckResult:
     assert isinstance(root, Prob | Reward)
     started = time.perf_counter()
     built = build.built
-    check_rows(built, build.rows, build.given)
     initial = list(built.initial_states)
     names, columns = state_names_of(built, initial)
     shown = [names[i] for i in initial]

@@ -10,7 +10,6 @@ range empty are input errors naming the constants, not Storm's raw message.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -1010,31 +1009,7 @@ def _constant_probabilities(defined: Any) -> _RowKind:
     return verdict
 
 
-def check_rows(built: Any, rows: _RowKind, given: _Given) -> None:
-    """The checks :func:`_assemble` makes on the rows, for a build whose states are not all
-    named: a state is named only when a row is wrong."""
-    names = _NamesOnDemand(built)
-    if rows == "variable":
-        _check_entries(built, names, given)
-    if rows != "stochastic":
-        _check_row_sums(built, names, given)
-
-
-class _NamesOnDemand:
-    """Every state's name, made the first time one is asked for (an error names a state)."""
-
-    def __init__(self, built: Any) -> None:
-        self.built = built
-
-    @functools.cached_property
-    def _names(self) -> tuple[str, ...]:
-        return _state_names(self.built)[0]
-
-    def __getitem__(self, index: int) -> str:
-        return self._names[index]
-
-
-def _check_entries(built: Any, names: Sequence[str] | _NamesOnDemand, given: _Given) -> None:
+def _check_entries(built: Any, names: Sequence[str], given: _Given) -> None:
     """Every entry of Storm's matrix lies in [0, 1], compared exactly in Storm's rationals
     (a probability that depends on the state may leave it in some state); nothing is
     converted to a Fraction unless it is wrong."""
@@ -1058,7 +1033,7 @@ def _check_entries(built: Any, names: Sequence[str] | _NamesOnDemand, given: _Gi
                     )
 
 
-def _check_row_sums(built: Any, names: Sequence[str] | _NamesOnDemand, given: _Given) -> None:
+def _check_row_sums(built: Any, names: Sequence[str], given: _Given) -> None:
     """Every row sums to exactly 1: Pr(s, X true) is the row sum, computed by Storm exactly
     (on an MDP its least and its largest over the state's choices)."""
     sp = stormpy()
