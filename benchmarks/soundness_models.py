@@ -30,13 +30,14 @@ text carries no rewards).  Used by ``benchmarks/soundness.py`` (kind ``models``)
 from __future__ import annotations
 
 import json
-import math
 import random
 import tempfile
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Protocol
+
+from storm_answers import storm_answers
 
 ACTIONS = ("", "a", "b")
 TOP = 2
@@ -266,26 +267,16 @@ def storm_alone(prism_file: Path, question: str) -> tuple[Fraction, int, int]:
     import stormpy
 
     stormpy.developer.set_log_level(stormpy.developer.LogLevel.OFF)
-    program = stormpy.parse_prism_program(str(prism_file))
-    properties = stormpy.parse_properties(question, program)
-    directed = stormpy.build_model[stormpy.Rational](program, properties)
-    result = stormpy.model_checking(directed, properties[0])
-    (initial,) = directed.initial_states
-    full = stormpy.build_model[stormpy.Rational](program)
-    return Fraction(str(result.get_value(initial))), full.nr_states, full.nr_choices
+    (value,) = storm_answers(prism_file, question)
+    assert isinstance(value, Fraction)  # a probability
+    full = stormpy.build_model[stormpy.Rational](stormpy.parse_prism_program(str(prism_file)))
+    return value, full.nr_states, full.nr_choices
 
 
 def storm_reward(prism_file: Path, question: str) -> Fraction | float:
     """stormpy's exact expected reward in the initial state (math.inf for Storm's inf)."""
-    import stormpy
-
-    program = stormpy.parse_prism_program(str(prism_file))
-    properties = stormpy.parse_properties(question, program)
-    directed = stormpy.build_model[stormpy.Rational](program, properties)
-    result = stormpy.model_checking(directed, properties[0])
-    (initial,) = directed.initial_states
-    text = str(result.get_value(initial))
-    return math.inf if text == "inf" else Fraction(text)
+    (value,) = storm_answers(prism_file, question)
+    return value
 
 
 def check_rewards(mdp: RandomMdp, prism_file: Path, check: Check) -> None:

@@ -14,6 +14,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from storm_answers import storm_answers
 from typer.testing import CliRunner
 
 import faier.cli.main  # noqa: F401  (registers the commands on the app)
@@ -123,16 +124,8 @@ def _path(folder: Path, file: str) -> str:
 
 def _storm_alone(path: str, constants: dict[str, str], question: str) -> list[Fraction | float]:
     """Plain stormpy, sorted over the initial states (math.inf for Storm's inf)."""
-    program = stormpy.parse_prism_program(path)
-    if constants:
-        values = {name: int(value) for name, value in constants.items()}
-        program, _ = stormpy.instantiate_constants(program, values)
-    text = STORM_TEXT.get(question, question)
-    properties = stormpy.parse_properties(text.split(": ", 1)[-1], program)
-    model = stormpy.build_model[stormpy.Rational](program, properties)
-    result = stormpy.model_checking(model, properties[0])
-    found = [str(result.get_value(i)) for i in model.initial_states]
-    return sorted(math.inf if text == "inf" else Fraction(text) for text in found)
+    text = STORM_TEXT.get(question, question).split(": ", 1)[-1]
+    return storm_answers(path, text, {name: int(value) for name, value in constants.items()})
 
 
 def _answered(path: str, constants: dict[str, str], question: str) -> CheckResult:
