@@ -1,10 +1,12 @@
-"""Shared test set-up: the brute-force reference module is importable as ``reference``,
-and hypothesis runs derandomized under CI (``CI`` set), so a CI run is reproducible."""
+"""Shared test set-up: the brute-force reference module is importable as ``reference`` (and
+``threads.another_thread``, a live thread beside a test's), and hypothesis runs derandomized
+under CI (``CI`` set), so a CI run is reproducible."""
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,10 +14,20 @@ from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from threads import another_thread
+
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 """Same examples every run; no deadline, since a slow CI machine must not change the outcome."""
 
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+@pytest.fixture
+def other_thread() -> Iterator[None]:
+    """A live thread beside the test's, as a Jupyter kernel has (heartbeat, IOPub): the API
+    then runs its work in a child of the fork server instead of a fork."""
+    with another_thread():
+        yield
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import signal
 import sys
-import threading
 from fractions import Fraction
 from typing import Any
 
@@ -17,6 +17,7 @@ from faier import testing
 from faier.errors import MechanismError, SpecError
 from faier.mechanisms import isolation
 from faier.results import Verdict
+from threads import another_thread
 
 pytest_plugins = ["pytester"]
 
@@ -188,19 +189,13 @@ def test_calls_larger_than_a_pipe_buffer_arrive_whole_and_in_order() -> None:
 def test_with_other_threads_here_the_child_is_a_new_interpreter() -> None:
     """A fork would copy the locks the other thread holds: a new interpreter runs the work
     (one that has not imported pytest), and its end is still the mechanism's error."""
-    stop = threading.Event()
-    waiting = threading.Thread(target=stop.wait)
-    waiting.start()
-    try:
+    with another_thread():
         seen: list[bool] = []
         isolation.api_call(
             "new", lambda report: report("pytest" in sys.modules), progress=seen.append
         )
         with pytest.raises(MechanismError, match="ends: the mechanism ended the process"):
             isolation.api_call("ends", lambda _: os._exit(0))
-    finally:
-        stop.set()
-        waiting.join()
     assert seen == [False] and isolation.api_call("forked", lambda _: "pytest" in sys.modules)
 
 
@@ -223,16 +218,12 @@ def test_a_mechanisms_own_sigint_is_its_error_even_if_the_caller_ignores_sigint(
     threads: int,
 ) -> None:
     """Started in the background by a shell, the caller ignores SIGINT, and so did the child."""
-    stop = threading.Event()
-    waiting = threading.Thread(target=stop.wait)
-    if threads == 2:
-        waiting.start()
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        with pytest.raises(MechanismError, match=r"KeyboardInterrupt \(no Ctrl-C was pressed\)"):
+        with (
+            another_thread() if threads == 2 else contextlib.nullcontext(),
+            pytest.raises(MechanismError, match=r"KeyboardInterrupt \(no Ctrl-C was pressed\)"),
+        ):
             faier.verify(interrupts, "1")
     finally:
         signal.signal(signal.SIGINT, previous)
-        stop.set()
-        if threads == 2:
-            waiting.join()

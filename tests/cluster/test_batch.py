@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -20,6 +21,7 @@ from faier.batch import job as jobs
 from faier.batch import load_suite, run_batch
 from faier.batch.records import exit_code
 from faier.errors import SpecError
+from threads import another_thread
 
 DATA = Path(__file__).parent / "data"
 FAIER = str(Path(sys.executable).parent / "faier")
@@ -219,18 +221,12 @@ def test_a_ctrl_c_right_after_a_fork_still_finds_the_child(
         return pid
 
     monkeypatch.setattr(jobs.os, "fork", fork_then_interrupt)
-    stop = threading.Event()
-    other = threading.Thread(target=stop.wait, daemon=True)
-    if beside:
-        other.start()
     running: list[jobs.Running] = []
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            jobs.start(suite.jobs[0], running)
-    finally:
-        stop.set()
-        if beside:
-            other.join()
+    with (
+        another_thread() if beside else contextlib.nullcontext(),
+        pytest.raises(KeyboardInterrupt),
+    ):
+        jobs.start(suite.jobs[0], running)
     assert len(running) == 1
     running[0].kill()
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -84,15 +83,9 @@ def coin_problem(example: str = "geometric") -> Problem:
 def caller(request: pytest.FixtureRequest) -> Iterator[None]:
     """The API's work runs in a fork, or (a live thread here, as in a Jupyter kernel) in a
     child of the fork server, which must know the engines registered here too."""
-    if request.param == "fork":
-        yield
-        return
-    stop = threading.Event()
-    waiting = threading.Thread(target=stop.wait)
-    waiting.start()
+    if request.param != "fork":
+        request.getfixturevalue("other_thread")  # (tests/conftest.py)
     yield
-    stop.set()
-    waiting.join()
 
 
 def test_a_registered_engine_answers_through_the_api(coin: CoinEngine, caller: None) -> None:

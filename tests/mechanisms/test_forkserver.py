@@ -8,9 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
-import threading
 import time
-from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -23,17 +21,6 @@ from faier.mechanisms import forkserver, isolation
 from faier.results import Verdict
 
 pytestmark = pytest.mark.skipif(not forkserver.available(), reason="no fork server here")
-
-
-@pytest.fixture
-def other_thread() -> Iterator[None]:
-    """A live thread beside the test's, as a Jupyter kernel has (heartbeat, IOPub)."""
-    stop = threading.Event()
-    waiting = threading.Thread(target=stop.wait)
-    waiting.start()
-    yield
-    stop.set()
-    waiting.join()
 
 
 @faier.program(inputs=faier.scalars(1))
