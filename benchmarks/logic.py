@@ -420,7 +420,6 @@ def best(
 
 
 def _stormpy_values(output: str) -> tuple[int, list[Fraction]]:
-    sys.set_int_max_str_digits(0)  # exact answers can be longer than 4300 digits (brp 512-5)
     states, _, values = output.strip().splitlines()[-1].partition(" ")
     return int(states), sorted(Fraction(v) for v in json.loads(values.replace("'", '"')))
 
@@ -501,6 +500,7 @@ def _whole_process_table(quick: bool, runs: int, environment: Mapping[str, str])
 
 
 def main() -> None:
+    sys.set_int_max_str_digits(0)  # exact answers can be longer than 4300 digits (brp 512-5)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--quick", action="store_true", help="k ≤ 1, n ≤ 5, Crowds up to 17k states"
